@@ -1,0 +1,33 @@
+# The README's two commands are `make demo` and `make test`. Each sets up what it needs
+# (a virtualenv in .venv, the pinned npm tools in node_modules) only when missing or stale.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PYSTAMP   := $(VENV)/.installed
+NODESTAMP := node_modules/.installed
+
+.PHONY: setup demo test lint bench clean
+
+setup: $(PYSTAMP) $(NODESTAMP)
+
+$(PYSTAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	touch $@
+
+$(NODESTAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+demo: setup
+	$(PY) -m recompute demo
+
+test: setup
+	$(PY) -m ruff check recompute recipes tests benchmarks
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) benchmarks/bench_proofs.py
+
+clean:
+	rm -rf $(VENV) node_modules .pytest_cache

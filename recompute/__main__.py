@@ -1,0 +1,3 @@
+from recompute.cli import main
+
+main()

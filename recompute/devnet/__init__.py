@@ -1,0 +1,1 @@
+"""The embedded devnet: anvil with the reference registries and a scripted history."""

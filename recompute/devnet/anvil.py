@@ -1,0 +1,161 @@
+"""Start and stop a real anvil node on a loopback port.
+
+anvil comes from the npm package ``@foundry-rs/anvil`` pinned in ``package.json``; its
+platform package ships the Linux binary, which we run directly (no node wrapper, no
+download). Tests, the devnet and the benchmarks all start anvil through :class:`Anvil`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recompute.errors import UsageError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
+DEFAULT_MNEMONIC = "test test test test test test test test test test test junk"
+DEFAULT_CHAIN_ID = 31337
+# 2026-01-01T00:00:00Z: the genesis timestamp of every devnet, so histories are identical.
+DEFAULT_GENESIS_TIMESTAMP = 1767225600
+
+
+def _platform_package() -> str:
+    machine = platform.machine().lower()
+    arch = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        machine, machine
+    )
+    system = platform.system().lower()
+    return f"anvil-{system}-{arch}"
+
+
+def find_anvil() -> Path:
+    """The anvil binary: ``$RECOMPUTE_ANVIL``, else the one npm installed in this repository."""
+    override = os.environ.get("RECOMPUTE_ANVIL")
+    if override:
+        path = Path(override)
+        if not path.is_file():
+            raise UsageError(f"RECOMPUTE_ANVIL={override} is not a file")
+        return path
+    candidate = REPO_ROOT / "node_modules" / "@foundry-rs" / _platform_package() / "bin" / "anvil"
+    if candidate.is_file():
+        return candidate
+    on_path = shutil.which("anvil")
+    if on_path:
+        return Path(on_path)
+    raise UsageError(
+        "anvil not found: run `make setup` (npm ci installs @foundry-rs/anvil) "
+        "or set RECOMPUTE_ANVIL to an anvil binary"
+    )
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def rpc_call(url: str, method: str, params: list | None = None, timeout: float = 10.0):
+    """One JSON-RPC call over plain HTTP; for driving a devnet, not for verified reads."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []})
+    request = urllib.request.Request(
+        url, data=body.encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        reply = json.loads(response.read())
+    if "error" in reply:
+        raise RuntimeError(f"{method}: {reply['error']}")
+    return reply["result"]
+
+
+@dataclass
+class Anvil:
+    """A running anvil process. Use as a context manager, or call :meth:`start`/:meth:`stop`."""
+
+    port: int | None = None
+    chain_id: int = DEFAULT_CHAIN_ID
+    timestamp: int = DEFAULT_GENESIS_TIMESTAMP
+    accounts: int = 10
+    mnemonic: str = DEFAULT_MNEMONIC
+    state_path: Path | None = None
+    extra_args: list[str] = field(default_factory=list)
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        args = [
+            str(find_anvil()),
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--chain-id", str(self.chain_id),
+            "--timestamp", str(self.timestamp),
+            "--accounts", str(self.accounts),
+            "--mnemonic", self.mnemonic,
+            "--hardfork", "prague",
+        ]
+        if self.state_path is not None:
+            args += ["--state", str(self.state_path), "--preserve-historical-states"]
+        return args + list(self.extra_args)
+
+    def start(self, timeout: float = 20.0) -> Anvil:
+        attempts = 3 if self.port is None else 1
+        last_error = ""
+        for _ in range(attempts):
+            if self.port is None or attempts > 1:
+                self.port = free_port()
+            log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+            self.process = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+            if log is not subprocess.DEVNULL:
+                log.close()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    last_error = f"anvil exited with code {self.process.returncode}"
+                    break
+                try:
+                    rpc_call(self.url, "eth_chainId", timeout=1.0)
+                    return self
+                except (urllib.error.URLError, ConnectionError, OSError):
+                    time.sleep(0.05)
+            else:
+                last_error = f"anvil did not answer on {self.url} within {timeout}s"
+            self.stop()
+        raise RuntimeError(last_error)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.process = None
+
+    def rpc(self, method: str, *params):
+        return rpc_call(self.url, method, list(params))
+
+    def __enter__(self) -> Anvil:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
