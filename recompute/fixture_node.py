@@ -163,3 +163,24 @@ class FixtureNode:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def main() -> None:  # pragma: no cover - a convenience for the README's worked example
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="Serve the recorded go-ethereum fixtures.")
+    parser.add_argument("--dir", default=str(Path(__file__).resolve().parents[1] / "tests" /
+                                             "fixtures" / "execution-apis"))
+    args = parser.parse_args()
+    with FixtureNode(Path(args.dir)) as node:
+        print(node.url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -164,8 +164,10 @@ class Header:
         if not isinstance(block, dict):
             raise _malformed("block is not a JSON object")
         values = {}
-        for name, key, kind in _FIELDS:
+        for index, (name, key, kind) in enumerate(_FIELDS):
             if key not in block or block[key] is None:
+                if index < min(FIELD_SETS):
+                    raise _malformed(f"block.{key} is missing")
                 continue
             text = block[key]
             what = f"block.{key}"

@@ -26,7 +26,7 @@ _PRUNED = re.compile(
     re.IGNORECASE,
 )
 _UNKNOWN_BLOCK = re.compile(
-    r"header not found|unknown block|block not found|BlockOutOfRange|block .* not found|"
+    r"header not found|unknown block|block not found|block .* not found|resource not found|"
     r"could not find block|invalid block number",
     re.IGNORECASE,
 )
@@ -79,9 +79,23 @@ class RpcClient:
         return reply["result"]
 
 
+# anvil: "BlockOutOfRangeError: block height is 301 but requested was 1" for both a pruned
+# block (below the height) and a future one (above it).
+_OUT_OF_RANGE = re.compile(r"block height is (\d+) but requested was (\d+)")
+
+
 def classify_error(url: str, method: str, error: object) -> Unverifiable:
     message = error.get("message", "") if isinstance(error, dict) else str(error)
     message = str(message)[:200]
+    out_of_range = _OUT_OF_RANGE.search(message)
+    if out_of_range and int(out_of_range.group(2)) > int(out_of_range.group(1)):
+        return Unverifiable("block-unknown", f"{url} does not have that block yet ({message})")
+    if out_of_range:
+        return Unverifiable(
+            "state-unavailable",
+            f"{url} no longer has that block's state ({method}: {message}); "
+            "use an archive node or a more recent block",
+        )
     if _PRUNED.search(message):
         return Unverifiable(
             "state-unavailable",

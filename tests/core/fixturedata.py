@@ -1,0 +1,20 @@
+"""Access to the copied go-ethereum execution-apis fixtures (tests/fixtures/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recompute.fixture_node import read_exchanges
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "execution-apis"
+LATEST = 0x36  # the fixtures' "latest" block, per their README
+CONTRACT = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"  # the account eth_getProof/ proves
+
+
+def exchanges(folder: str) -> list[tuple[str, dict, dict]]:
+    """(file name, request, response) of every exchange in one method folder."""
+    out = []
+    for path in sorted((FIXTURES / folder).glob("*.io")):
+        for request, response in read_exchanges(path):
+            out.append((path.name, request, response))
+    return out

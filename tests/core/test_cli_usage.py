@@ -1,0 +1,60 @@
+"""Bad input is one line on stderr and exit 64; the CLI's surface answers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from recompute import __version__
+
+ADDRESS = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_help_lists_the_commands_and_version_works():
+    help_ = run_cli("--help")
+    assert help_.returncode == 0 and "proof" in help_.stdout
+    version = run_cli("--version")
+    assert version.returncode == 0 and __version__ in version.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--address", "0x1234", "--block", "1"], "--address '0x1234' is not an address"),
+    (["--address", "zz" * 20, "--block", "1"], "is not an address"),
+    (["--address", ADDRESS, "--block", "1", "--slot", "0xzz"], "--slot '0xzz' is not a number"),
+    (["--address", ADDRESS, "--block", "1", "--slot", str(2**256)], "does not fit in 256 bits"),
+    (["--address", ADDRESS, "--block-hash", "0x12"], "--block-hash '0x12' is not a 32-byte hash"),
+    (["--address", ADDRESS, "--block", "soon"], "--block 'soon' is not a number"),
+    (["--address", ADDRESS, "--block", "1", "--expect", "5"], "is not SLOT=VALUE"),
+    (["--address", ADDRESS, "--checkpoint", "0x" + "11" * 32], "--checkpoint needs --block N"),
+    (["--address", ADDRESS, "--block", "1", "--quorum", "0"], "--quorum must be at least 1"),
+    (["--address", ADDRESS, "--block", "1", "--quorum", "3"], "--quorum 3 needs at least 3"),
+    (["--address", ADDRESS], "give --block N|latest or --block-hash H"),
+    (["--block", "1"], "Missing option '--address'"),
+    (["--address", ADDRESS, "--block", "1", "--bogus"], "No such option '--bogus'"),
+])
+def test_bad_arguments_are_one_line_and_exit_64(args, needle):
+    rpc = ["--rpc", "http://127.0.0.1:1"] if "--bogus" not in args else []
+    result = run_cli("proof", *rpc, *args)
+    assert result.returncode == 64, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8545", "ftp://127.0.0.1", "http://", "http://h:99999"])
+def test_bad_rpc_urls_are_usage_errors(url):
+    result = run_cli("proof", "--rpc", url, "--block", "1", "--address", ADDRESS)
+    assert result.returncode == 64
+    assert "--rpc" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_no_rpc_is_a_usage_error():
+    result = run_cli("proof", "--block", "1", "--address", ADDRESS)
+    assert result.returncode == 64 and "give --rpc URL" in result.stderr
