@@ -168,7 +168,15 @@ def _decode_account(leaf: bytes) -> tuple[int, int, bytes, bytes]:
 
 
 def _decode_slot_value(raw: bytes, slot: int) -> int:
-    """A storage leaf holds rlp(value with leading zero bytes stripped); zero is never stored."""
+    """A storage leaf holds rlp(value with leading zero bytes stripped).
+
+    Consensus clients delete a slot set to zero; anvil keeps it as a leaf holding rlp(0) =
+    0x80. That leaf is still hash-proven and means exactly one thing, zero, so it is read as
+    zero rather than refused (refusing would make every anvil contract that clears a slot
+    unverifiable). Any other non-canonical integer is refused.
+    """
+    if raw == b"\x80":
+        return 0
     first = raw[0]
     if first < 0x80:
         if len(raw) == 1 and first:
@@ -179,7 +187,7 @@ def _decode_slot_value(raw: bytes, slot: int) -> int:
             len(body) > 1 or body[0] >= 0x80
         ):
             return int.from_bytes(body, "big")
-    raise InvalidProof(f"slot {slot:#x}: the stored value is not a canonical RLP integer")
+    raise InvalidProof(f"slot {slot:#x}: the stored value is not a canonical RLP integer: 0x{raw.hex()}")
 
 
 def _check_account_claims(account: ProvenAccount, answer: dict) -> None:

@@ -237,3 +237,14 @@ def test_a_lying_node_gives_unverifiable_never_good_or_bad(chain, rewrite, reaso
             prove_account(block, bytes.fromhex(box.address[2:]), [0])
     finally:
         proxy.close()
+
+
+def test_a_slot_cleared_to_zero_is_proven_zero(anvil):
+    """anvil keeps a cleared slot as a leaf holding rlp(0) (0x80); it must read as 0."""
+    w3 = connect(anvil.url)
+    box = deploy(w3, "SlotBox", directory=ARTIFACTS)
+    w3.eth.wait_for_transaction_receipt(box.functions.set(0, 5).transact())
+    block = anchor_block([LiveSource(anvil.url)], block="latest")
+    account = prove_account(block, bytes.fromhex(box.address[2:]), [0, 2])
+    assert account.storage[0] == box.functions.a().call(block_identifier=block.number) == 0
+    assert account.storage[2] == box.functions.c().call(block_identifier=block.number) == 5

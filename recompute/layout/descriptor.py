@@ -1,0 +1,356 @@
+"""Layout descriptors: load, validate, import from solc output, serialise.
+
+A descriptor is solc's own ``storageLayout`` (the ``storage`` list in declaration and
+inheritance order, and the ``types`` table, as solc reports them) plus a header
+(``layouts/schema.json``)::
+
+    {"format": "recompute-layout/1", "contract": "SOURCE:NAME", "compiler": "0.8.x+...",
+     "storage": [...], "types": {...}}
+
+Serialisation is deterministic (sorted keys, indent 2, ASCII, trailing newline), so importing
+the same solc output twice gives byte-identical files (DESIGN.md §Pieces: ``layouts/``
+descriptor files, generated from solc's ``storageLayout`` output, one per contract).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recompute.errors import UsageError
+from recompute.layout.types import (
+    KEY_KINDS,
+    Member,
+    TypeInfo,
+    _value_kind,
+    array_slots,
+    parse_member,
+    parse_type,
+)
+
+FORMAT = "recompute-layout/1"
+LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
+HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
+
+
+@dataclass
+class Layout:
+    """A validated descriptor. ``document`` is its normalised JSON form."""
+
+    contract: str | None
+    compiler: str | None
+    variables: tuple[Member, ...]
+    types: dict[str, TypeInfo]
+    document: dict = field(repr=False)
+    origin: str = "<layout>"
+
+    def type(self, type_id: str) -> TypeInfo:
+        return self.types[type_id]
+
+    def underlying(self, t: TypeInfo) -> TypeInfo | None:
+        """The value type a user-defined value type wraps, if the descriptor states it."""
+        if t.kind != "udvt" or t.underlying is None:
+            return None
+        return _underlying_type(t, self.origin)
+
+    def variable(self, label: str) -> Member:
+        found = [v for v in self.variables if v.label == label]
+        if not found:
+            names = ", ".join(v.label for v in self.variables) or "none"
+            raise UsageError(f"unknown variable {label!r} in {self.name} (variables: {names})")
+        if len(found) > 1:
+            where = ", ".join(f"slot {v.slot} ({v.contract})" for v in found)
+            raise UsageError(f"variable {label!r} is ambiguous in {self.name}: {where}")
+        return found[0]
+
+    @property
+    def name(self) -> str:
+        return self.contract or self.origin
+
+    def dumps(self) -> str:
+        return dumps(self.document)
+
+
+def dumps(document: dict) -> str:
+    """The canonical text of a descriptor: sorted keys, indent 2, ASCII, trailing newline."""
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def _underlying_type(t: TypeInfo, origin: str) -> TypeInfo:
+    kind, bits = _value_kind(t.underlying, t.underlying)
+    if kind in ("udvt", "function_internal", "function_external") or (
+        bits is not None and bits != t.size * 8
+    ):
+        raise UsageError(
+            f"{origin}: types[{t.id!r}] underlying {t.underlying!r} is not a {t.size}-byte "
+            "elementary value type"
+        )
+    return TypeInfo(t.underlying, "inplace", t.underlying.removeprefix("t_"), t.size, kind)
+
+
+def _check_place(m: Member, types: dict[str, TypeInfo], where: str, origin: str) -> None:
+    if m.type_id not in types:
+        raise UsageError(f"{origin}: {where} ({m.label}) refers to unknown type {m.type_id!r}")
+    t = types[m.type_id]
+    if t.is_value:
+        if m.offset + t.size > 32:
+            raise UsageError(
+                f"{origin}: {where} ({m.label}) offset {m.offset} + {t.size} bytes crosses "
+                "the slot boundary"
+            )
+    elif m.offset != 0:
+        raise UsageError(f"{origin}: {where} ({m.label}) a {t.kind} must start a slot (offset 0)")
+
+
+def parse_descriptor(document, origin: str = "<layout>") -> Layout:
+    """Validate a descriptor document and build a :class:`Layout`; UsageError on any defect."""
+    if not isinstance(document, dict):
+        raise UsageError(f"{origin}: a layout descriptor must be a JSON object")
+    if document.get("format") != FORMAT:
+        raise UsageError(
+            f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r}); "
+            "create one with `recompute layout import`"
+        )
+    unknown = sorted(set(document) - set(HEADER_KEYS))
+    if unknown:
+        raise UsageError(f"{origin}: unknown top-level keys {unknown}")
+    contract = document.get("contract")
+    if contract is not None and (not isinstance(contract, str) or ":" not in contract):
+        raise UsageError(f"{origin}: contract must be 'SOURCE:NAME', got {contract!r}")
+    compiler = document.get("compiler")
+    if compiler is not None and not isinstance(compiler, str):
+        raise UsageError(f"{origin}: compiler must be a string or null")
+    storage_raw = document.get("storage")
+    types_raw = document.get("types")
+    if not isinstance(storage_raw, list):
+        raise UsageError(f"{origin}: 'storage' must be a list")
+    if not isinstance(types_raw, dict):
+        raise UsageError(f"{origin}: 'types' must be an object")
+    types = {tid: parse_type(tid, raw, origin) for tid, raw in types_raw.items()}
+    variables = tuple(
+        parse_member(v, f"storage[{i}]", origin) for i, v in enumerate(storage_raw)
+    )
+    for i, v in enumerate(variables):
+        _check_place(v, types, f"storage[{i}]", origin)
+    for t in types.values():
+        where = f"types[{t.id!r}]"
+        for ref in (t.key, t.value, t.base):
+            if ref is not None and ref not in types:
+                raise UsageError(f"{origin}: {where} refers to unknown type {ref!r}")
+        if t.kind == "mapping" and types[t.key].kind not in KEY_KINDS:
+            raise UsageError(f"{origin}: {where} a {types[t.key].kind} cannot be a mapping key")
+        if t.kind == "udvt" and t.underlying is not None:
+            _underlying_type(t, origin)
+        if t.kind == "struct":
+            end = 0
+            for j, m in enumerate(t.members):
+                _check_place(m, types, f"{where}.members[{j}]", origin)
+                mt = types[m.type_id]
+                end = max(end, m.slot + (1 if mt.is_value else mt.size // 32))
+            if end * 32 != t.size:
+                raise UsageError(
+                    f"{origin}: {where} members span {end} slots but numberOfBytes is {t.size}"
+                )
+    for t in types.values():  # after the structs, so a wrong struct size is named as such
+        if t.kind == "static_array":
+            need = array_slots(types[t.base], t.length) * 32
+            if need != t.size:
+                raise UsageError(
+                    f"{origin}: types[{t.id!r}] {t.length} elements of {types[t.base].label} "
+                    f"take {need} bytes, not numberOfBytes {t.size}"
+                )
+    return Layout(contract, compiler, variables, types, _normalise(document, types), origin)
+
+
+def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
+    """Numbers as solc writes them: slot and numberOfBytes decimal strings, offset an int."""
+
+    def place(m: dict) -> dict:
+        out = dict(m)
+        out["slot"] = str(int(m["slot"]))
+        out["offset"] = int(m["offset"])
+        return out
+
+    types = {}
+    for tid, raw in document["types"].items():
+        entry = dict(raw)
+        entry["numberOfBytes"] = str(int(raw["numberOfBytes"]))
+        if parsed[tid].kind == "struct":
+            entry["members"] = [place(m) for m in raw["members"]]
+        types[tid] = entry
+    return {
+        "format": FORMAT,
+        "contract": document.get("contract"),
+        "compiler": document.get("compiler"),
+        "storage": [place(v) for v in document["storage"]],
+        "types": types,
+    }
+
+
+# --- loading -------------------------------------------------------------------------------
+
+def bundled_layouts() -> list[str]:
+    return sorted(p.stem for p in LAYOUTS_DIR.glob("*.json") if p.name != "schema.json")
+
+
+def _read_json(path: Path):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+                         ) from None
+
+
+def load_layout(name_or_path: str | Path) -> Layout:
+    """A bundled descriptor by name (``layouts/<name>.json``) or a descriptor file."""
+    text = str(name_or_path)
+    path = Path(text)
+    is_name = isinstance(name_or_path, str) and "/" not in text and not text.endswith(".json")
+    if is_name and not path.exists():
+        bundled = LAYOUTS_DIR / f"{text}.json"
+        if not bundled.is_file() or text == "schema":
+            names = ", ".join(bundled_layouts()) or "none"
+            raise UsageError(f"no bundled layout {text!r} and no such file (bundled: {names})")
+        path = bundled
+    return parse_descriptor(_read_json(path), str(path))
+
+
+# --- importing solc output -----------------------------------------------------------------
+
+def _bare(layout, origin: str) -> tuple[list, dict]:
+    if not isinstance(layout, dict) or not isinstance(layout.get("storage"), list) or not (
+        isinstance(layout.get("types"), dict) or layout.get("types") is None
+    ):
+        raise UsageError(f"{origin}: storageLayout must be an object with 'storage' and 'types'")
+    # solc writes "types": null when a contract has no state variables.
+    return layout["storage"], layout.get("types") or {}
+
+
+def _declared_contract(storage: list) -> str | None:
+    """solc stamps every storage entry with the contract being compiled (the most derived)."""
+    names = {v.get("contract") for v in storage if isinstance(v, dict)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[str, dict]:
+    found = {}
+    for source, contracts in (doc.get("contracts") or {}).items():
+        if not isinstance(contracts, dict):
+            continue
+        combined = contracts.get("storage-layout")  # solc --combined-json storage-layout
+        if combined is not None and ":" in source:
+            if isinstance(combined, str):
+                try:
+                    combined = json.loads(combined)
+                except json.JSONDecodeError:
+                    raise UsageError(f"{origin}: the storage-layout of {source} is not JSON"
+                                     ) from None
+            found[source] = combined
+            continue
+        for name, c in contracts.items():
+            if isinstance(c, dict) and c.get("storageLayout") is not None:
+                found[f"{source}:{name}"] = c["storageLayout"]
+    if not found:
+        raise UsageError(f"{origin}: no contract in this solc output has a storageLayout "
+                         "(compile with outputSelection storageLayout)")
+    if contract is None:
+        if len(found) == 1:
+            return next(iter(found.items()))
+        raise UsageError(f"{origin}: several contracts have a storage layout; choose one with "
+                         f"--contract ({', '.join(sorted(found))})")
+    if contract in found:
+        return contract, found[contract]
+    matches = [k for k in found if k.split(":")[-1] == contract]
+    if len(matches) == 1:
+        return matches[0], found[matches[0]]
+    raise UsageError(f"{origin}: no contract {contract!r} with a storage layout "
+                     f"(choices: {', '.join(sorted(found))})")
+
+
+def import_layout(input_json, contract: str | None = None, compiler: str | None = None,
+                  origin: str | None = None) -> Layout:
+    """Build a descriptor from solc output.
+
+    ``input_json`` is the parsed JSON (or a path to it) of one of: a bare storageLayout
+    (``{"storage", "types"}``, what ``forge inspect C storageLayout --json`` prints); a build
+    artifact with a ``storageLayout`` key (``contracts/build.mjs``, Hardhat, Foundry); a
+    full solc standard-JSON output, ``solc --combined-json storage-layout`` output or a
+    Hardhat build-info (``contract`` "SOURCE:NAME" selects one). ``compiler``
+    supplies the compiler version when the input does not state it.
+    """
+    if isinstance(input_json, (str, Path)):
+        origin = origin or str(input_json)
+        input_json = _read_json(Path(input_json))
+    origin = origin or "<input>"
+    if not isinstance(input_json, dict):
+        raise UsageError(f"{origin}: expected a JSON object")
+    doc = input_json
+    found_compiler = None
+    if isinstance(doc.get("output"), dict) and "contracts" in doc["output"]:  # Hardhat build-info
+        found_compiler = doc.get("solcVersion")
+        doc = doc["output"]
+    if "contracts" in doc:
+        name, layout = _from_standard_json(doc, contract, origin)
+        if isinstance(doc.get("version"), str):  # --combined-json states its compiler
+            found_compiler = found_compiler or doc["version"]
+    elif "storageLayout" in doc:
+        if doc["storageLayout"] is None:
+            raise UsageError(f"{origin}: the artifact's storageLayout is empty")
+        layout = doc["storageLayout"]
+        name = None
+        if isinstance(doc.get("sourceName"), str) and isinstance(doc.get("contractName"), str):
+            name = f"{doc['sourceName']}:{doc['contractName']}"
+        meta = doc.get("metadata")
+        if isinstance(meta, str):
+            try:
+                meta = json.loads(meta)
+            except json.JSONDecodeError:
+                meta = None
+        if isinstance(meta, dict):  # Foundry artifacts carry solc's metadata
+            target = (meta.get("settings") or {}).get("compilationTarget") or {}
+            if name is None and len(target) == 1:
+                name = ":".join(next(iter(target.items())))
+            found_compiler = found_compiler or (meta.get("compiler") or {}).get("version")
+        comp = doc.get("compiler")
+        if isinstance(comp, dict) and isinstance(comp.get("version"), str):
+            found_compiler = comp["version"]
+        name = name or _declared_contract(_bare(layout, origin)[0])
+        if contract is not None and name is not None and contract not in (
+            name, name.split(":")[-1]
+        ):
+            raise UsageError(f"{origin}: this artifact is {name}, not {contract}")
+    elif "storage" in doc:
+        layout = doc
+        name = _declared_contract(_bare(layout, origin)[0])
+        if contract is not None:
+            if name is not None and contract != name:
+                raise UsageError(f"{origin}: the variables are declared by {name}, not {contract}")
+            name = contract
+    else:
+        raise UsageError(
+            f"{origin}: not a storage layout, a build artifact with storageLayout, or a solc "
+            "standard-JSON output"
+        )
+    if name is None:
+        raise UsageError(f"{origin}: cannot tell which contract this layout belongs to; "
+                         "pass --contract SOURCE:NAME")
+    if ":" not in name:
+        raise UsageError(f"{origin}: contract must be given as SOURCE:NAME, got {name!r}")
+    if compiler is not None and found_compiler is not None and compiler != found_compiler:
+        raise UsageError(f"{origin}: compiled by {found_compiler}, not {compiler}")
+    storage, types = _bare(layout, origin)
+    document = {
+        "format": FORMAT,
+        "contract": name,
+        "compiler": compiler or found_compiler,
+        "storage": storage,
+        "types": types,
+    }
+    return parse_descriptor(document, origin)

@@ -1,0 +1,190 @@
+"""Descriptors: importing solc output in its three shapes, determinism, validation errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from recompute.errors import UsageError
+from recompute.layout import FORMAT, import_layout, load_layout, parse_descriptor
+from recompute.layout import descriptor as descriptor_module
+from recompute.layout.types import ENCODINGS
+
+from .conftest import STANDARD_OUTPUT, ZOO_ARTIFACT, ZOO_CONTRACT, artifact
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = REPO / "layouts" / "schema.json"
+
+
+def test_three_input_shapes_give_the_same_descriptor():
+    art = artifact()
+    version = art["compiler"]["version"]
+    from_artifact = import_layout(art).dumps()
+    from_bare = import_layout(art["storageLayout"], compiler=version).dumps()
+    std = json.loads(STANDARD_OUTPUT.read_text())
+    from_std = import_layout(std, contract=ZOO_CONTRACT, compiler=version).dumps()
+    from_std_short = import_layout(std, contract="LayoutZoo", compiler=version).dumps()
+    # solc --combined-json storage-layout: {"contracts": {"SOURCE:NAME": {...}}, "version"}
+    combined = {"contracts": {ZOO_CONTRACT: {"storage-layout": art["storageLayout"]}},
+                "version": version}
+    from_combined = import_layout(combined).dumps()
+    assert from_artifact == from_bare == from_std == from_std_short == from_combined
+    header = json.loads(from_artifact)
+    assert header["format"] == "recompute-layout/1"
+    assert header["contract"] == "tests/layout/contracts/LayoutZoo.sol:LayoutZoo"
+    assert header["compiler"] == version
+
+
+def test_import_is_byte_identical_and_canonical():
+    first = import_layout(ZOO_ARTIFACT).dumps()
+    second = import_layout(json.loads(ZOO_ARTIFACT.read_text())).dumps()
+    assert first == second
+    assert first.endswith("}\n")
+    assert first == json.dumps(json.loads(first), indent=2, sort_keys=True) + "\n"
+    # a loaded descriptor serialises back to the same bytes
+    assert parse_descriptor(json.loads(first)).dumps() == first
+
+
+def test_storage_order_is_solcs_including_inheritance():
+    solc_labels = [v["label"] for v in artifact()["storageLayout"]["storage"]]
+    layout = import_layout(ZOO_ARTIFACT)
+    assert [v.label for v in layout.variables] == solc_labels
+    assert solc_labels[:4] == ["baseSmall", "baseFlag", "baseOwner", "baseMid"]
+    doc = json.loads(layout.dumps())
+    assert doc["storage"] == artifact()["storageLayout"]["storage"]
+    assert doc["types"] == artifact()["storageLayout"]["types"]
+
+
+def test_standard_json_with_several_contracts_asks_which():
+    std = json.loads(STANDARD_OUTPUT.read_text())
+    with pytest.raises(UsageError, match=r"several contracts .*--contract .*LayoutZooBase"):
+        import_layout(std)
+    with pytest.raises(UsageError, match=r"no contract 'Nope' .*choices: "):
+        import_layout(std, contract="Nope")
+
+
+def test_bare_layout_of_unknown_contract_needs_a_name():
+    empty = {"storage": [], "types": None}
+    with pytest.raises(UsageError, match=r"pass --contract SOURCE:NAME"):
+        import_layout(empty)
+    assert import_layout(empty, contract="a.sol:A").contract == "a.sol:A"
+    with pytest.raises(UsageError, match=r"SOURCE:NAME"):
+        import_layout(empty, contract="A")
+
+
+def test_compiler_mismatch_and_non_layouts_are_refused():
+    with pytest.raises(UsageError, match=r"compiled by 0\.8\.37.*not 0\.8\.1"):
+        import_layout(artifact(), compiler="0.8.1")
+    with pytest.raises(UsageError, match=r"not a storage layout"):
+        import_layout({"abi": []})
+
+
+def _doc() -> dict:
+    return json.loads(import_layout(ZOO_ARTIFACT).dumps())
+
+
+def _type_key(doc, prefix):
+    return next(k for k in doc["types"] if k.startswith(prefix))
+
+
+def _set(path, value):
+    def edit(doc):
+        target = doc
+        for p in path[:-1]:
+            target = target[p(doc) if callable(p) else p]
+        target[path[-1]] = value
+    return edit
+
+
+BAD = [
+    ("format", _set(["format"], "solc"), r"not a recompute-layout/1 descriptor"),
+    ("extra key", _set(["extra"], 1), r"unknown top-level keys \['extra'\]"),
+    ("contract", _set(["contract"], "LayoutZoo"), r"contract must be 'SOURCE:NAME'"),
+    ("unknown type", _set(["storage", 0, "type"], "t_uint7"),
+     r"storage\[0\] \(baseSmall\) refers to unknown type 't_uint7'"),
+    ("encoding", _set(["types", "t_uint8", "encoding"], "packed"),
+     r"types\['t_uint8'\] has unknown encoding 'packed'"),
+    ("size text", _set(["types", "t_uint8", "numberOfBytes"], "one"),
+     r"numberOfBytes must be a non-negative integer, got 'one'"),
+    ("size width", _set(["types", "t_uint8", "numberOfBytes"], "2"),
+     r"numberOfBytes 2 disagrees with its identifier \(8 bits\)"),
+    ("offset range", _set(["storage", 0, "offset"], 40), r"offset = 40 is out of range"),
+    ("crossing", _set(["storage", 2, "offset"], 13),
+     r"storage\[2\] \(baseOwner\) offset 13 \+ 20 bytes crosses the slot boundary"),
+    ("slot", _set(["storage", 0, "slot"], "-1"), r"slot must be a non-negative integer"),
+    ("label", _set(["storage", 0, "label"], "a b"), r"bad label 'a b'"),
+    ("mapping value", _set(["types", lambda d: _type_key(d, "t_mapping(t_address,t_uint256)"),
+                            "value"], "t_nothing"), r"refers to unknown type 't_nothing'"),
+    ("struct size", _set(["types", lambda d: _type_key(d, "t_struct(Checkpoint)"),
+                          "numberOfBytes"], "32"),
+     r"members span 2 slots but numberOfBytes is 32"),
+    ("array size", _set(["types", "t_array(t_uint64)6_storage", "numberOfBytes"], "96"),
+     r"6 elements of uint64 take 64 bytes, not numberOfBytes 96"),
+    ("value type", _set(["types", "t_uint8", "label"], ""), r"lacks a label"),
+    ("types", _set(["types"], []), r"'types' must be an object"),
+]
+
+
+@pytest.mark.parametrize("name,edit,message", BAD, ids=[b[0] for b in BAD])
+def test_malformed_descriptors_name_the_file_and_the_problem(tmp_path, name, edit, message):
+    doc = _doc()
+    edit(doc)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UsageError, match=message) as err:
+        load_layout(str(path))
+    assert str(err.value).startswith(str(path))
+    assert "\n" not in str(err.value)
+
+
+def test_unreadable_files(tmp_path):
+    with pytest.raises(UsageError, match=r"no such file"):
+        load_layout(str(tmp_path / "missing.json"))
+    (tmp_path / "x.json").write_text("{not json")
+    with pytest.raises(UsageError, match=r"not JSON .*line 1 column 2"):
+        load_layout(str(tmp_path / "x.json"))
+
+
+def test_bundled_names(tmp_path, monkeypatch):
+    monkeypatch.setattr(descriptor_module, "LAYOUTS_DIR", tmp_path)
+    (tmp_path / "zoo.json").write_text(import_layout(ZOO_ARTIFACT).dumps())
+    (tmp_path / "schema.json").write_text("{}")
+    assert load_layout("zoo").contract == ZOO_CONTRACT
+    with pytest.raises(UsageError, match=r"no bundled layout 'nope' .*\(bundled: zoo\)"):
+        load_layout("nope")
+
+
+def test_schema_agrees_with_the_code():
+    schema = json.loads(SCHEMA.read_text())
+    assert schema["properties"]["format"]["const"] == FORMAT
+    assert set(schema["required"]) == {"format", "contract", "compiler", "storage", "types"}
+    encodings = schema["$defs"]["type"]["properties"]["encoding"]["enum"]
+    assert tuple(encodings) == ENCODINGS
+    # every key the committed zoo descriptor uses is one the schema documents
+    doc = _doc()
+    type_props = set(schema["$defs"]["type"]["properties"])
+    assert {k for t in doc["types"].values() for k in t} <= type_props
+    place_props = set(schema["$defs"]["place"]["properties"])
+    assert {k for v in doc["storage"] for k in v} <= place_props
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (REPO / "node_modules" / "solc").is_dir(),
+    reason="node or node_modules/solc missing (run `make setup`); cannot recompile LayoutZoo",
+)
+def test_committed_artifacts_are_up_to_date(tmp_path):
+    out = tmp_path / "artifacts"
+    std = tmp_path / "standard-output.json"
+    subprocess.run(
+        ["node", "contracts/build.mjs", "--out", str(out), "--standard-json", str(std),
+         "tests/layout/contracts"],
+        cwd=REPO, check=True, capture_output=True, timeout=240,
+    )
+    committed = ZOO_ARTIFACT.parent
+    for name in ("LayoutZoo.json", "LayoutZooBase.json", "ILayoutZooPing.json"):
+        assert (out / name).read_bytes() == (committed / name).read_bytes(), name
+    assert std.read_bytes() == STANDARD_OUTPUT.read_bytes()
