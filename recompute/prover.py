@@ -187,7 +187,9 @@ def _decode_slot_value(raw: bytes, slot: int) -> int:
             len(body) > 1 or body[0] >= 0x80
         ):
             return int.from_bytes(body, "big")
-    raise InvalidProof(f"slot {slot:#x}: the stored value is not a canonical RLP integer: 0x{raw.hex()}")
+    raise InvalidProof(
+        f"slot {slot:#x}: the stored value is not a canonical RLP integer: 0x{raw.hex()[:80]}"
+    )
 
 
 def _check_account_claims(account: ProvenAccount, answer: dict) -> None:

@@ -24,8 +24,7 @@ def cli() -> None:
 
 def _register_commands() -> None:
     # One import per command module; each module adds its commands to `cli`.
-    from recompute.cli import demo_cmd, proof_cmd  # noqa: F401
-    from recompute.cli import layout_cmd, read_cmd  # noqa: F401
+    from recompute.cli import demo_cmd, layout_cmd, proof_cmd, read_cmd  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> None:
