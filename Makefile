@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PYSTAMP   := $(VENV)/.installed
 NODESTAMP := node_modules/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench clean layouts
 
 setup: $(PYSTAMP) $(NODESTAMP)
 
@@ -31,3 +31,7 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache
+
+# Regenerate the bundled layout descriptors from the committed artifacts (layouts/sources.json).
+layouts: setup
+	$(PY) -c "import json,subprocess,sys; [subprocess.run([sys.executable,'-m','recompute','layout','import',a,'-o',f'layouts/{n}.json'],check=True) for n,a in json.load(open('layouts/sources.json')).items()]"
