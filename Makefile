@@ -23,7 +23,7 @@ demo: setup
 	$(PY) -m recompute demo
 
 test: setup
-	$(PY) -m ruff check recompute recipes tests benchmarks
+	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
 bench: setup
