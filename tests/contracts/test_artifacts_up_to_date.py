@@ -17,6 +17,7 @@ ARTIFACTS = ROOT / "contracts" / "artifacts"
 # (source folders compiled together, extra build flags), as contracts/README.md documents.
 GROUPS = [
     (["contracts/src/amm", "contracts/src/meters"], []),
+    (["contracts/src/swarm"], ["--via-ir"]),
 ]
 
 
