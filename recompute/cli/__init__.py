@@ -24,7 +24,13 @@ def cli() -> None:
 
 def _register_commands() -> None:
     # One import per command module; each module adds its commands to `cli`.
-    from recompute.cli import demo_cmd, layout_cmd, proof_cmd, read_cmd  # noqa: F401
+    from recompute.cli import (  # noqa: F401
+        demo_cmd,
+        devnet_cmd,
+        layout_cmd,
+        proof_cmd,
+        read_cmd,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

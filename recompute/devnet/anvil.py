@@ -92,6 +92,7 @@ class Anvil:
     extra_args: list[str] = field(default_factory=list)
     process: subprocess.Popen | None = None
     log_path: Path | None = None
+    detach: bool = False  # own session: survives the Python process that started it
 
     @property
     def url(self) -> str:
@@ -120,7 +121,8 @@ class Anvil:
                 self.port = free_port()
             log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
             self.process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=self.detach,
             )
             if log is not subprocess.DEVNULL:
                 log.close()

@@ -1,0 +1,122 @@
+"""``devnet up`` / ``devnet down``: a detached anvil, its state dir and its manifest.
+
+The state dir holds ``manifest.json`` (what was deployed and the named moments),
+``anvil.pid``, ``anvil.log`` and ``state.json`` (anvil's own dump, with historical states,
+so a stopped devnet comes back with the same chain and the same proofs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from recompute.devnet.anvil import Anvil
+from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
+from recompute.errors import RecomputeError, UsageError
+
+DEFAULT_STATE_DIR = Path(".devnet")
+
+
+class DevnetError(RecomputeError):
+    """The devnet could not be brought up or down (exit 2 at the CLI)."""
+
+    exit_code = 2
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running_pid(state_dir: Path) -> int | None:
+    pid_file = state_dir / "anvil.pid"
+    if not pid_file.is_file():
+        return None
+    try:
+        pid = int(pid_file.read_text().strip())
+    except ValueError:
+        return None
+    return pid if _pid_alive(pid) else None
+
+
+def read_manifest(state_dir: Path) -> dict:
+    path = state_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"no devnet manifest in {state_dir}: run `recompute devnet up`") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise UsageError(f"{path} is not a {MANIFEST_FORMAT} manifest")
+    return manifest
+
+
+def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
+       fresh: bool = False) -> tuple[dict, bool]:
+    """Start the devnet (or find it running); returns ``(manifest, started_now)``."""
+    state_dir = Path(state_dir)
+    pid = running_pid(state_dir)
+    if pid is not None:
+        return read_manifest(state_dir), False
+    if fresh and state_dir.exists():
+        shutil.rmtree(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    state_file = state_dir / "state.json"
+    resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
+    if resume and port is None:
+        port = read_manifest(state_dir).get("port")
+    node = Anvil(port=port, timestamp=DEVNET_GENESIS_TIMESTAMP, state_path=state_file,
+                 log_path=state_dir / "anvil.log", detach=True)
+    try:
+        node.start()
+    except RuntimeError as exc:
+        raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
+    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    if resume:
+        manifest = read_manifest(state_dir)
+        manifest["rpc"], manifest["port"] = node.url, node.port
+    else:
+        try:
+            manifest = build(node)
+        except Exception:
+            node.stop()
+            (state_dir / "anvil.pid").unlink(missing_ok=True)
+            raise
+        manifest["port"] = node.port
+    manifest["state_dir"] = str(state_dir.resolve())
+    (state_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    node.process = None  # detached: it outlives us; `down` stops it by pid
+    return manifest, True
+
+
+def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
+    """Stop the devnet of ``state_dir``; False when none was running."""
+    state_dir = Path(state_dir)
+    pid = running_pid(state_dir)
+    if pid is None:
+        (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
+        return False
+    os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            waited, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            waited = 0
+        if waited == pid or not _pid_alive(pid):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    (state_dir / "anvil.pid").unlink(missing_ok=True)
+    return True

@@ -1,0 +1,46 @@
+"""`recompute devnet up|down` as a user runs them: detached anvil, manifest, resume, refusal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from recompute.devnet.anvil import rpc_call
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_up_down_resume_and_a_second_up(tmp_path):
+    state = str(tmp_path / "dn")
+    first = run_cli("devnet", "up", "--state-dir", state, "--json")
+    try:
+        assert first.returncode == 0, first.stderr
+        manifest = json.loads(first.stdout)
+        assert manifest["rpc"].startswith("http://127.0.0.1:")
+        assert manifest["chain_id"] == 31337
+        saved = json.loads((tmp_path / "dn" / "manifest.json").read_text())
+        assert saved["moments"] == manifest["moments"]
+        head = rpc_call(manifest["rpc"], "eth_getBlockByNumber", ["latest", False])
+
+        again = run_cli("devnet", "up", "--state-dir", state)
+        assert again.returncode == 0
+        assert "already running" in again.stderr and manifest["rpc"] in again.stderr
+    finally:
+        stopped = run_cli("devnet", "down", "--state-dir", state)
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    assert run_cli("devnet", "down", "--state-dir", state).stdout.startswith("no devnet")
+
+    resumed = run_cli("devnet", "up", "--state-dir", state, "--json")
+    try:
+        assert resumed.returncode == 0, resumed.stderr
+        back = json.loads(resumed.stdout)
+        # the same chain came back from anvil's state dump: same head, same moments
+        same_head = rpc_call(back["rpc"], "eth_getBlockByNumber", [head["number"], False])
+        assert same_head["hash"] == head["hash"]
+        assert back["moments"] == manifest["moments"]
+    finally:
+        run_cli("devnet", "down", "--state-dir", state)
