@@ -57,6 +57,13 @@ class FixtureChain:
         self.chain_id = read_exchanges(self.directory / "eth_chainId" / "get-chain-id.io")[0][1][
             "result"
         ]
+        # eth_getBlockReceipts answers by block number, as geth gave them
+        self.receipts: dict[int, list] = {}
+        for name in ("get-block-receipts-n.io", "get-block-receipts-latest.io"):
+            for _, response in read_exchanges(self.directory / "eth_getBlockReceipts" / name):
+                result = response.get("result")
+                if result:
+                    self.receipts[int(result[0]["blockNumber"], 16)] = result
         # (address, block number) -> recorded account answer; slots -> storageProof entry
         self.accounts: dict[tuple[str, int], dict] = {}
         self.slots: dict[tuple[str, int], dict[int, dict]] = {}
@@ -93,6 +100,11 @@ class FixtureChain:
             number = self.resolve(params[0])
             header = self.by_number.get(number)
             return header.to_rpc() if header else None
+        if method == "eth_getBlockReceipts":
+            number = self.resolve(params[0])
+            if number not in self.receipts:
+                raise LookupError(f"no recorded receipts for block {params[0]}")
+            return self.receipts[number]
         if method == "eth_getProof":
             number = self.resolve(params[2] if len(params) > 2 else "latest")
             if number is None:

@@ -27,6 +27,10 @@ class ProofSource(Protocol):
 
     def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict: ...
 
+    def block_receipts(self, block_hash: bytes) -> list | None: ...
+
+    def transaction_receipt(self, tx_hash: str) -> dict | None: ...
+
 
 def _malformed(message: str) -> Unverifiable:
     return Unverifiable("rpc-malformed", message)
@@ -75,4 +79,16 @@ class LiveSource:
         )
         if not isinstance(answer, dict):
             raise _malformed(f"{self.label} eth_getProof: the answer is not a JSON object")
+        return answer
+
+    def block_receipts(self, block_hash: bytes) -> list | None:
+        answer = self.client.request("eth_getBlockReceipts", ["0x" + block_hash.hex()])
+        if answer is not None and not isinstance(answer, list):
+            raise _malformed(f"{self.label} eth_getBlockReceipts: the answer is not a list")
+        return answer
+
+    def transaction_receipt(self, tx_hash: str) -> dict | None:
+        answer = self.client.request("eth_getTransactionReceipt", [tx_hash])
+        if not isinstance(answer, dict):
+            raise _malformed(f"{self.label} eth_getTransactionReceipt {tx_hash}: no receipt")
         return answer
