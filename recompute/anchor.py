@@ -29,6 +29,7 @@ TRUSTS = {
     "quorum": "that the agreeing endpoints are not all lying together",
     "checkpoint": "the checkpoint hash you pinned (every header down to the block re-hashed)",
     "single-rpc": "the node itself, for which block this is: nothing was pinned",
+    "parent-link": "the anchored block below which it lies: parentHash links re-hashed",
 }
 
 
@@ -140,6 +141,28 @@ def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int
         },
     )
     return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
+    """Every block from ``block`` down to number ``down_to`` (inclusive), newest first, each
+    tied to ``block`` by re-hashed parentHash links (for events over a block range)."""
+    if down_to > block.number:
+        raise UsageError(f"block {down_to} is above the pinned block {block.number}")
+    out = [block]
+    header = block.header
+    while header.number > down_to:
+        parent = _fetch_header(block.source, header.parent_hash)
+        if parent.hash != header.parent_hash or parent.number != header.number - 1:
+            raise Unverifiable(
+                "header-mismatch",
+                f"{block.source.label} returned for the parent of block {header.number} a "
+                f"header that hashes to 0x{parent.hash.hex()}, not 0x{header.parent_hash.hex()}",
+            )
+        anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
+                                        "depth": block.number - parent.number})
+        out.append(AnchoredBlock(_SEAL, parent, anchor, block.chain_id, block.source))
+        header = parent
+    return out
 
 
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from recompute.errors import Unverifiable
-from recompute.hexdata import parse_quantity
+from recompute.hexdata import parse_data, parse_quantity
 from recompute.rpc import RpcClient
 
 BlockRef = int | str  # a number, or "latest"
@@ -92,3 +92,12 @@ class LiveSource:
         if not isinstance(answer, dict):
             raise _malformed(f"{self.label} eth_getTransactionReceipt {tx_hash}: no receipt")
         return answer
+
+    def call(self, to: bytes, data: bytes, block_hash: bytes) -> bytes:
+        """eth_call at a block: only for --compare-views, never for a verdict."""
+        answer = self.client.request(
+            "eth_call",
+            [{"to": "0x" + to.hex(), "data": "0x" + data.hex()},
+             {"blockHash": "0x" + block_hash.hex()}],
+        )
+        return parse_data(answer, "eth_call result", _malformed)

@@ -30,6 +30,7 @@ def _register_commands() -> None:
         layout_cmd,
         proof_cmd,
         read_cmd,
+        recipes_cmd,
     )
 
 

@@ -1,0 +1,1 @@
+"""The bundled recipes, one module per registry area; each registers its recipes on import."""

@@ -1,0 +1,264 @@
+"""The runner: read plan → prove → derive (DESIGN.md §Runner).
+
+It drives a recipe's plan against one anchored block: every :class:`~recompute.recipe.Reads`
+becomes a layout :class:`~recompute.layout.ReadPlan` proven with one ``eth_getProof`` per
+round; every :class:`~recompute.recipe.Logs` becomes receipts proven block by block against
+receiptsRoot, each block tied to the pinned one by parentHash links (blocks whose
+authenticated logsBloom excludes the contract or the topic are skipped: a bloom has no false
+negatives). The plan's :class:`~recompute.recipe.Derivation` and an optional expectation
+decide the verdict; ``--compare-views`` only adds findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from eth_abi import decode as abi_decode
+from eth_abi import encode as abi_encode
+
+from recompute.anchor import AnchoredBlock, ancestors
+from recompute.errors import Unverifiable, UsageError
+from recompute.keccak import keccak256
+from recompute.layout import Layout
+from recompute.layout.reader import ReadPlan
+from recompute.prover import ProofStats, prove_account
+from recompute.receipts import ProvenLog, prove_receipts
+from recompute.recipe import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe
+from recompute.report import Outcome, block_evidence
+from recompute.verdict import Verdict
+
+
+@dataclass
+class Trace:
+    """Everything the verifier consumed, for the evidence."""
+
+    reads: list[dict] = field(default_factory=list)  # {address, slot, value, path}
+    logs: list[dict] = field(default_factory=list)
+    blocks_walked: int = 0
+    receipts_proven: int = 0
+    stats: ProofStats = field(default_factory=ProofStats)
+
+
+class Runner:
+    def __init__(self, block: AnchoredBlock, address: bytes, layout: Layout):
+        self.block = block
+        self.address = address
+        self.layout = layout
+        self.trace = Trace()
+        self._ancestors: list[AnchoredBlock] = [block]
+
+    # ---- reads ------------------------------------------------------------------------
+
+    def read(self, paths: list[str]) -> dict[str, Any]:
+        plan = ReadPlan(self.layout, paths)
+        while slots := plan.next_round():
+            account = prove_account(self.block, self.address, sorted(slots), stats=self.trace.stats)
+            plan.feed(account.storage)
+        out = {}
+        for result in plan.results():
+            out[result.path] = result.value
+            for slot in result.slots:
+                self.trace.reads.append({
+                    "address": "0x" + self.address.hex(),
+                    "slot": f"0x{slot:064x}",
+                    "value": f"0x{plan.known[slot]:064x}",
+                    "path": result.slot_paths.get(slot, result.path),
+                })
+        return out
+
+    # ---- events -----------------------------------------------------------------------
+
+    def _blocks_down_to(self, number: int) -> list[AnchoredBlock]:
+        if number < 0:
+            raise UsageError(f"block {number} is not a block number")
+        have = self._ancestors[-1].number
+        if number < have:
+            self._ancestors += ancestors(self._ancestors[-1], number)[1:]
+        self.trace.blocks_walked = len(self._ancestors) - 1
+        return [b for b in self._ancestors if b.number >= number]
+
+    def logs(self, request: Logs) -> list[ProvenLog]:
+        found: list[ProvenLog] = []
+        wanted = [self.address, request.topic0]
+        for block in reversed(self._blocks_down_to(request.from_block)):
+            bloom = block.header.logs_bloom
+            if not all(bloom_may_contain(bloom, item) for item in wanted):
+                continue
+            found += [log for log in self._proven_logs(block) if _matches(log, request)]
+        return found
+
+    def receipts_at(self, request: ReceiptsAt) -> list[ProvenLog]:
+        blocks = [b for b in self._blocks_down_to(request.block) if b.number == request.block]
+        return [log for log in self._proven_logs(blocks[0]) if log.address == self.address]
+
+    def _proven_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
+        proven = prove_receipts(block)
+        self.trace.receipts_proven += 1
+        for log in proven.logs:
+            if log.address == self.address:
+                self.trace.logs.append(log.to_json())
+        return proven.logs
+
+    # ---- the plan -----------------------------------------------------------------------
+
+    def run(self, recipe: Recipe, params: dict) -> Derivation:
+        clock = Clock(self.block.number, self.block.timestamp)
+        plan = recipe.plan(params, clock)
+        answer = None
+        while True:
+            try:
+                request = plan.send(answer)
+            except StopIteration as done:
+                return done.value
+            if isinstance(request, Reads):
+                answer = self.read(request.paths)
+            elif isinstance(request, Logs):
+                answer = self.logs(request)
+            elif isinstance(request, ReceiptsAt):
+                answer = self.receipts_at(request)
+            else:
+                raise TypeError(f"{recipe.name} yielded {request!r}")
+
+
+def _matches(log: ProvenLog, request: Logs) -> bool:
+    if not log.topics or log.topics[0] != request.topic0:
+        return False
+    for i, topic in enumerate(request.extra_topics, start=1):
+        if topic is not None and (len(log.topics) <= i or log.topics[i] != topic):
+            return False
+    return True
+
+
+def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
+    """Yellow Paper §4.3.1 M3:2048: three 11-bit indices from keccak256(item)."""
+    digest = keccak256(item)
+    for i in (0, 2, 4):
+        bit = int.from_bytes(digest[i : i + 2], "big") & 2047
+        if not bloom[255 - bit // 8] & (1 << (bit % 8)):
+            return False
+    return True
+
+
+# ---- one step: recipe + expectations + views -> outcome ----------------------------------
+
+
+def normalise(value: Any) -> str:
+    """How a derived value compares with ``--expect k=v`` text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return value.lower() if value.startswith("0x") else value
+    return json.dumps(value, sort_keys=True)
+
+
+def step(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes, layout: Layout,
+         expect: dict[str, str] | None = None, compare_views: bool = False) -> Outcome:
+    """Run one recipe at one anchored block; UNVERIFIABLE comes back as an exception."""
+    runner = Runner(block, address, layout)
+    derivation = runner.run(recipe, params)
+    derived = derivation.derived
+    evidence = block_evidence(block)
+    evidence.update({
+        "recipe": recipe.name,
+        "params": {k: normalise(v) if not hasattr(v, "as_posix") else str(v)
+                   for k, v in params.items()},
+        "contract": "0x" + address.hex(),
+        "layout": layout.name,
+        "reads": runner.trace.reads,
+        "logs": runner.trace.logs,
+        "proof_requests": runner.trace.stats.requests,
+        "receipts_proven": runner.trace.receipts_proven,
+        "blocks_walked": runner.trace.blocks_walked,
+        "predicate": derivation.predicate,
+        "derived": {k: _json_value(v) for k, v in derived.items()},
+        "findings": list(derivation.findings),
+    })
+    if compare_views:
+        evidence["views"] = compare_with_views(recipe, params, block, address, derived)
+        for view in evidence["views"]:
+            if not view["agrees"]:
+                evidence["findings"].append({"finding": "view-disagrees", **view})
+    if expect:
+        results = []
+        for key, text in expect.items():
+            if key not in derived:
+                raise UsageError(
+                    f"--expect {key}: {recipe.name} derives no {key!r} "
+                    f"(it derives: {', '.join(derived)})"
+                )
+            got = normalise(derived[key])
+            results.append({"key": key, "expected": text, "derived": got,
+                            "holds": got == _normal_text(text)})
+        evidence["expectations"] = results
+        holds = all(r["holds"] for r in results)
+        detail = "" if holds else "; ".join(
+            f"{r['key']} is {r['derived']}, expected {r['expected']}" for r in results
+            if not r["holds"])
+    else:
+        holds = derivation.holds
+        detail = "" if holds else f"the predicate fails: {derivation.predicate}"
+    evidence["evidence_digest"] = hashlib.sha256(
+        json.dumps({k: evidence[k] for k in ("block", "reads", "logs", "derived")},
+                   sort_keys=True).encode()).hexdigest()
+    if holds:
+        return Outcome(Verdict.GOOD, "ok", evidence)
+    return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
+
+
+def _normal_text(text: str) -> str:
+    lowered = text.strip()
+    if lowered.lower() in ("true", "false"):
+        return lowered.lower()
+    if lowered.startswith(("0x", "0X")):
+        return lowered.lower()
+    if lowered.lstrip("-").isdigit():
+        return str(int(lowered))
+    return lowered
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes,
+                       derived: dict) -> list[dict]:
+    """Call each view the recipe names at the same block; record agreement per value."""
+    out = []
+    for check in recipe.views(params):
+        selector = keccak256(check.signature.encode())[:4]
+        data = selector + abi_encode(list(check.arg_types), list(check.args))
+        try:
+            raw = block.source.call(address, data, block.hash)
+            returned = tuple(abi_decode(list(check.returns), raw))
+        except Unverifiable as exc:
+            out.append({"view": check.signature, "agrees": True, "skipped": exc.reason})
+            continue
+        except Exception as exc:  # a view that reverts or returns garbage is itself a finding
+            out.append({"view": check.signature, "agrees": False, "error": str(exc)[:160]})
+            continue
+        for name, (view_value, derived_value) in check.compare(returned, derived).items():
+            out.append({
+                "view": check.signature,
+                "value": name,
+                "view_says": _json_value(view_value),
+                "storage_says": _json_value(derived_value),
+                "agrees": normalise(view_value) == normalise(derived_value),
+            })
+    return out
