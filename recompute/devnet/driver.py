@@ -69,9 +69,13 @@ class Driver:
         return self.w3.eth.contract(address=address, abi=artifact["abi"])
 
     def tx(self, call, *, sender: str | None = None, at: int | None = None,
-           what: str = "") -> dict:
-        """Send ``call`` (a bound contract function) in its own block; it must succeed."""
-        return self._send(call, sender, at, what or _describe(call))
+           gas: int | None = None, what: str = "") -> dict:
+        """Send ``call`` (a bound contract function) in its own block; it must succeed.
+
+        Give ``gas`` for a call that only succeeds from ``at`` on: anvil estimates gas at the
+        previous block's timestamp, so an estimate would revert where the real block does not.
+        """
+        return self._send(call, sender, at, what or _describe(call), gas)
 
     def tx_reverting(self, call, *, sender: str | None = None, at: int | None = None,
                      gas: int = 1_000_000, what: str = "") -> dict:
@@ -85,11 +89,14 @@ class Driver:
             raise HistoryError(f"{what or _describe(call)} was meant to revert but succeeded")
         return receipt
 
-    def _send(self, call, sender, at, what) -> dict:
+    def _send(self, call, sender, at, what, gas=None) -> dict:
         when = self._next_time(at)
         self.w3.provider.make_request("evm_setNextBlockTimestamp", [when])
+        options = {"from": sender or self.accounts[0]}
+        if gas is not None:
+            options["gas"] = gas
         try:
-            tx_hash = call.transact({"from": sender or self.accounts[0]})
+            tx_hash = call.transact(options)
         except Exception as exc:  # web3 estimates gas first: a revert surfaces here
             raise HistoryError(f"{what} reverted at {when}: {exc}") from None
         receipt = self.w3.eth.wait_for_transaction_receipt(tx_hash)
