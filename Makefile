@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PYSTAMP   := $(VENV)/.installed
 NODESTAMP := node_modules/.installed
 
-.PHONY: setup demo test lint bench clean layouts
+.PHONY: setup demo test lint bench clean layouts vectors
 
 setup: $(PYSTAMP) $(NODESTAMP)
 
@@ -35,3 +35,7 @@ clean:
 # Regenerate the bundled layout descriptors from the committed artifacts (layouts/sources.json).
 layouts: setup
 	$(PY) -c "import json,subprocess,sys; [subprocess.run([sys.executable,'-m','recompute','layout','import',a,'-o',f'layouts/{n}.json'],check=True) for n,a in json.load(open('layouts/sources.json')).items()]"
+
+# Rebuild every shipped conformance vector (geth fixtures, a fresh devnet, the seeds' numbers).
+vectors: setup
+	$(PY) -m recompute.vector_catalog

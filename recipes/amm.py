@@ -163,14 +163,20 @@ class LayerStatus(Recipe):
             cp = f"checkpoints[{subject}][{layer}]"
             dm = f"demands[{subject}][{layer}]"
             got = yield Reads([cp, dm])
-            status, deadline, never = layer_status(head, requirements, got[cp], got[dm], layer,
-                                                   clock.timestamp)
+            status, deadline, never = self.status(head, requirements, got[cp], got[dm], layer,
+                                                  clock.timestamp)
         return Derivation(
             holds=status in ("FRESH", "DUE", "UNSCHEDULED"),
             derived={"status": status, "deadline": deadline, "never_completed": never,
                      "clock": clock.timestamp},
             predicate="the layer is not OVERDUE (nor unsupported, nor the subject unenrolled)",
         )
+
+    def status(self, head, requirements, checkpoint, demand, layer, now):
+        return layer_status(head, requirements, checkpoint, demand, layer, now)
+
+    def mistakes(self):
+        return {"a pulse resets the deadline (anchor = lastSignalAt)": _PulseAnchoredStatus()}
 
     def views(self, p):
         def compare(returned, derived):
@@ -181,6 +187,16 @@ class LayerStatus(Recipe):
             }
         return [ViewCheck("layerStatus(address,uint8)", (p["subject"], p["layer"]),
                           ("address", "uint8"), ("uint8", "uint48", "bool"), compare)]
+
+
+class _PulseAnchoredStatus(LayerStatus):
+    """A wrong-but-plausible method: treating activity as maintenance. AMM §Pulse says a pulse
+    MUST NOT change any deadline; vectors must tell this method apart."""
+
+    def status(self, head, requirements, checkpoint, demand, layer, now):
+        moved = dict(checkpoint, lastCompletedAt=max(head["lastSignalAt"],
+                                                     checkpoint["lastCompletedAt"]))
+        return layer_status(head, requirements, moved, demand, layer, now)
 
 
 @register
@@ -328,6 +344,24 @@ class RestoreClaim(Recipe):
             predicate="restoresVersion < the version before the record, rootAt(restoresVersion)"
                       " == computeRoot(postCommitments), and the new version's root is that root",
         )
+
+    def mistakes(self):
+        return {"only restoresVersion < version is checked, not the root":
+                _VersionOnlyRestoreClaim()}
+
+
+class _VersionOnlyRestoreClaim(RestoreClaim):
+    """A wrong-but-plausible method: checking only that restoresVersion is an earlier version,
+    not that its root is the post root (AMM §Cycle records requires both)."""
+
+    def plan(self, p, clock):
+        derivation = yield from super().plan(p, clock)
+        derived = derivation.derived
+        if "base_version" in derived:
+            holds = 0 < int(derived["restores_version"]) < int(derived["base_version"])
+            derived["restore_claim_valid"] = holds
+            derivation.holds = holds
+        return derivation
 
 
 @register

@@ -9,10 +9,11 @@ that yields what it needs to read and finally returns a :class:`Derivation`::
         policy = (yield Reads([f"policies[{p['subject']}][{head['policyVersion']}]"]))[...]
         return Derivation(holds=..., derived={...})
 
-The plan never sees the RPC: it yields layout paths (:class:`Reads`) or an event query
-(:class:`Logs`) and is sent back proven, typed values; the pure derivation is ordinary code
-between the yields. The runner (:mod:`recompute.runner`) asks one ``eth_getProof`` per
-round. Later rounds can depend on earlier values (the policy version before the policy).
+The plan never sees the RPC: it yields layout paths (:class:`Reads`), raw slots
+(:class:`Slots`) or an event query (:class:`Logs`) and is sent back proven, typed values; the
+pure derivation is ordinary code between the yields. The runner (:mod:`recompute.runner`)
+asks one ``eth_getProof`` per round. Later rounds can depend on earlier values (the policy
+version before the policy).
 
 Recipes register themselves with :func:`register`; the bundled ones live in the top-level
 ``recipes/`` package, a user's own modules are loaded with ``--recipes PATH`` or the
@@ -42,6 +43,14 @@ class Reads:
     """Layout paths of the recipe's contract; answered with ``{path: decoded value}``."""
 
     paths: list[str]
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Raw storage slots of the recipe's contract, for shapes no layout names (an arbitrary
+    ``struct:S:A:C`` on an unknown contract); answered with ``{slot: proven value}``."""
+
+    slots: list[int]
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,11 @@ class Recipe:
     def views(self, p: dict) -> list[ViewCheck]:
         """View functions to compare under --compare-views (none by default)."""
         return []
+
+    def mistakes(self) -> dict[str, Recipe]:
+        """Wrong-but-plausible methods of deriving the same answer (``vectors verify
+        --tamper`` checks that every vector of this recipe tells each one apart)."""
+        return {}
 
     def parse_params(self, given: dict[str, str]) -> dict:
         known = {p.name: p for p in self.params}

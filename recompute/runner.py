@@ -2,7 +2,8 @@
 
 It drives a recipe's plan against one anchored block: every :class:`~recompute.recipe.Reads`
 becomes a layout :class:`~recompute.layout.ReadPlan` proven with one ``eth_getProof`` per
-round; every :class:`~recompute.recipe.Logs` becomes receipts proven block by block against
+round, every :class:`~recompute.recipe.Slots` one ``eth_getProof`` of those raw slots;
+every :class:`~recompute.recipe.Logs` becomes receipts proven block by block against
 receiptsRoot, each block tied to the pinned one by parentHash links (blocks whose
 authenticated logsBloom excludes the contract or the topic are skipped: a bloom has no false
 negatives). The plan's :class:`~recompute.recipe.Derivation` and an optional expectation
@@ -26,7 +27,7 @@ from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
 from recompute.prover import ProofStats, prove_account
 from recompute.receipts import ProvenLog, prove_receipts
-from recompute.recipe import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe
+from recompute.recipe import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
 from recompute.report import Outcome, block_evidence
 from recompute.verdict import Verdict
 
@@ -68,6 +69,18 @@ class Runner:
                     "path": result.slot_paths.get(slot, result.path),
                 })
         return out
+
+    def slots(self, request: Slots) -> dict[int, int]:
+        wanted = list(dict.fromkeys(request.slots))
+        account = prove_account(self.block, self.address, wanted, stats=self.trace.stats)
+        for slot in wanted:
+            self.trace.reads.append({
+                "address": "0x" + self.address.hex(),
+                "slot": f"0x{slot:064x}",
+                "value": f"0x{account.storage[slot]:064x}",
+                "path": f"slot:0x{slot:064x}",
+            })
+        return {slot: account.storage[slot] for slot in wanted}
 
     # ---- events -----------------------------------------------------------------------
 
@@ -115,6 +128,8 @@ class Runner:
                 return done.value
             if isinstance(request, Reads):
                 answer = self.read(request.paths)
+            elif isinstance(request, Slots):
+                answer = self.slots(request)
             elif isinstance(request, Logs):
                 answer = self.logs(request)
             elif isinstance(request, ReceiptsAt):

@@ -25,3 +25,16 @@ def module_anvil():
         yield node
     finally:
         node.stop()
+
+
+@pytest.fixture(scope="session")
+def devnet():
+    """``(node, manifest)``: the whole devnet (every history) built once per test session on
+    its own anvil; shared read-only, so tests must not send transactions to it."""
+    from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
+
+    node = Anvil(timestamp=DEVNET_GENESIS_TIMESTAMP).start()
+    try:
+        yield node, build(node)
+    finally:
+        node.stop()

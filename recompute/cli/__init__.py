@@ -31,6 +31,7 @@ def _register_commands() -> None:
         proof_cmd,
         read_cmd,
         recipes_cmd,
+        vectors_cmd,
     )
 
 

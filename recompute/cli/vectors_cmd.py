@@ -1,0 +1,86 @@
+"""``recompute vectors capture|verify``: pinned conformance vectors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from recompute.cli import cli
+from recompute.cli.options import parse_address, parse_hash, sources_from
+from recompute.cli.recipes_cmd import RECIPES_OPTION, _pairs
+from recompute.errors import UsageError
+from recompute.vectors import capture_step, dumps, load_json, tamper_all, verify_paths
+
+
+@cli.group("vectors")
+def vectors_group():
+    """Capture a step as a self-contained vector; verify vectors offline."""
+
+
+@vectors_group.command("capture")
+@click.argument("recipe_name", metavar="RECIPE")
+@click.option("--rpc", required=True, metavar="URL")
+@click.option("--block-hash", required=True, metavar="H", help="The block to pin (vectors are "
+              "always pinned by hash).")
+@click.option("--address", required=True, metavar="A")
+@click.option("--layout", "layout_name", metavar="L")
+@click.option("--param", "params", multiple=True, metavar="K=V")
+@click.option("--expect", "expects", multiple=True, metavar="K=V")
+@click.option("--name", metavar="NAME", help="The vector's name (default: the output's stem).")
+@click.option("--description", default="", metavar="TEXT")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@RECIPES_OPTION
+def capture_command(recipe_name, rpc, block_hash, address, layout_name, params, expects, name,
+                    description, out, recipe_paths):
+    """Run a step live and write everything it consumed as one vector file."""
+    sources_from((rpc,))  # checks the URL
+    parse_address(address)
+    vector = capture_step(recipe_name, _pairs(params, "--param"), address, layout_name, rpc,
+                          parse_hash(block_hash, "--block-hash"), _pairs(expects, "--expect"),
+                          name or out.stem, description, list(recipe_paths))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dumps(vector))
+    click.echo(f"wrote {out}: {vector['expected']['verdict']} ({vector['expected']['reason']}), "
+               f"{len(vector['proofs'])} proof answer(s), {len(vector['receipts'])} block(s) "
+               "of receipts")
+
+
+@vectors_group.command("verify")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--tamper", "do_tamper", is_flag=True,
+              help="Also mutate every vector; pass only if every mutation makes it fail.")
+def verify_command(paths, do_tamper):
+    """Replay vectors with no network (default: vectors/)."""
+    paths = list(paths) or [Path("vectors")]
+    results = verify_paths(paths)
+    failed = 0
+    for result in results:
+        if result.passed:
+            click.echo(f"PASS {result.name}")
+        else:
+            failed += 1
+            click.echo(f"FAIL {result.name}: {result.detail}")
+    if do_tamper:
+        undetected = tamper_all([load_json(path) for path in _vector_files(paths)])
+        for line in undetected:
+            click.echo(f"UNDETECTED {line}")
+        click.echo(f"tamper: {len(undetected)} mutation(s) not detected")
+        failed += len(undetected)
+    click.echo(f"{len(results) - sum(not r.passed for r in results)} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def _vector_files(paths: list[Path]) -> list[Path]:
+    from recompute.vectors import find_suites, read_suite
+
+    suites, loose = find_suites(paths)
+    files = list(loose)
+    for suite in suites:
+        parsed = read_suite(suite)
+        if parsed.profile == "recompute-vectors.v1":
+            files += parsed.entries
+    if not files and not suites:
+        raise UsageError("no vector found")
+    return files

@@ -1,0 +1,119 @@
+"""Conformance vectors: the shipped suite replays offline, tampering is caught, hashes pin it,
+and capture is byte-for-byte reproducible."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recompute.vector_catalog import (
+    VECTORS,
+    devnet_vectors,
+    geth_vectors,
+    pure_vectors,
+    write_suite,
+)
+from recompute.vectors import dumps, load_json, replay, tamper_all
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def verify(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "recompute", "vectors", "verify", *args],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def test_the_shipped_vectors_pass_offline():
+    result = verify("vectors/")
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    count = len(json.loads((VECTORS / "suite.json").read_text())["vectors"])
+    assert last == f"{count} passed, 0 failed"
+    # every recipe family and kind is represented, each verdict a step can give
+    verdicts = {load_json(VECTORS / e["path"])["expected"]["verdict"]
+                for e in json.loads((VECTORS / "suite.json").read_text())["vectors"]}
+    assert verdicts == {"VERIFIED-GOOD", "VERIFIED-BAD", "UNVERIFIABLE"}
+
+
+def test_tamper_detects_every_mutation():
+    result = verify("--tamper", "vectors/")
+    assert result.returncode == 0, result.stdout
+    assert "tamper: 0 mutation(s) not detected" in result.stdout
+
+
+def _copy(tmp_path: Path) -> Path:
+    target = tmp_path / "vectors"
+    shutil.copytree(VECTORS, target)
+    return target
+
+
+def test_a_changed_byte_fails_the_suites_hash_check(tmp_path):
+    copy = _copy(tmp_path)
+    victim = copy / "geth" / "geth-account-proof-with-storage.json"
+    data = bytearray(victim.read_bytes())
+    data[-3] = ord(" ") if data[-3] != ord(" ") else ord("\t")  # whitespace: same JSON value
+    victim.write_bytes(bytes(data))
+    result = verify(str(copy))
+    assert result.returncode == 1
+    assert "hash check: geth/geth-account-proof-with-storage.json: sha256" in result.stdout
+    assert result.stdout.strip().endswith("1 failed")
+
+
+def test_an_edited_expected_verdict_fails(tmp_path):
+    copy = _copy(tmp_path)
+    victim = copy / "devnet" / "amm-layer-status-overdue.json"
+    vector = json.loads(victim.read_text())
+    assert vector["expected"]["verdict"] == "VERIFIED-BAD"
+    vector["expected"]["verdict"] = "VERIFIED-GOOD"
+    victim.write_text(dumps(vector))
+    files = [copy / e["path"] for e in json.loads((copy / "suite.json").read_text())["vectors"]]
+    write_suite(copy, files)  # re-pin, so only the replay can catch the edit
+    result = verify(str(copy))
+    assert result.returncode == 1
+    assert "FAIL amm-layer-status-overdue: verdict 'VERIFIED-BAD'" in result.stdout
+
+
+def test_a_method_no_vector_tells_apart_is_reported():
+    valid = load_json(VECTORS / "devnet" / "amm-restore-claim-valid.json")
+    false = load_json(VECTORS / "devnet" / "amm-restore-claim-false.json")
+    assert tamper_all([valid, false]) == []
+    lonely = tamper_all([valid])
+    assert lonely == ["amm/restore-claim: method 'only restoresVersion < version is checked, "
+                      "not the root' gives the same outcome on every vector"]
+
+
+def test_pure_and_geth_vectors_are_rebuilt_byte_for_byte():
+    for vector in pure_vectors() + geth_vectors():
+        group = "pure" if vector["kind"] == "pure" else "geth"
+        assert dumps(vector) == (VECTORS / group / f"{vector['name']}.json").read_text()
+
+
+def test_devnet_capture_is_reproducible_and_round_trips(devnet):
+    node, manifest = devnet
+    first = devnet_vectors(node.url, manifest)
+    second = devnet_vectors(node.url, manifest)
+    assert [dumps(v) for v in first] == [dumps(v) for v in second]  # capture twice: same bytes
+    for vector in first:
+        committed = VECTORS / "devnet" / f"{vector['name']}.json"
+        assert dumps(vector) == committed.read_text(), vector["name"]
+        got = replay(vector)
+        assert got["verdict"] == vector["expected"]["verdict"]  # capture -> verify round trip
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("{", "not JSON"),
+    ('{"format": "other"}', "not a recompute-vector/1 vector"),
+    ('{"format": "recompute-vector/1", "kind": "step"}', "the vector lacks recipe"),
+    ('[1, 2]', "not a JSON object"),
+])
+def test_malformed_vectors_are_one_line_exit_64(tmp_path, content, needle):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    result = verify(str(bad))
+    assert result.returncode == 64 and needle in result.stderr
+    assert "Traceback" not in result.stderr
