@@ -153,6 +153,7 @@ class Recipe:
     help: str = ""
     params: tuple[Param, ...] = ()
     layout: str = ""  # default layout: the bundled reference contract's
+    positional: tuple[str, ...] = ()  # params that may follow RPC ADDRESS on the command line
     section: str = ""  # the seed section it implements, for the listing
 
     def plan(self, p: dict, clock: Clock) -> Generator[Any, Any, Derivation]:

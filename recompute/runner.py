@@ -54,18 +54,20 @@ class Runner:
     # ---- reads ------------------------------------------------------------------------
 
     def read(self, paths: list[str]) -> dict[str, Any]:
-        plan = ReadPlan(self.layout, paths)
-        while slots := plan.next_round():
-            account = prove_account(self.block, self.address, sorted(slots), stats=self.trace.stats)
-            plan.feed(account.storage)
+        results, known, requests = prove_paths(self.block, self.address, self.layout, paths)
+        self.trace.stats.requests += requests
+        return self.record_reads(results, known)
+
+    def record_reads(self, results: list, known: dict[int, int]) -> dict[str, Any]:
+        """Put proven ReadResults in this runner's trace; returns ``{path: value}``."""
         out = {}
-        for result in plan.results():
+        for result in results:
             out[result.path] = result.value
             for slot in result.slots:
                 self.trace.reads.append({
                     "address": "0x" + self.address.hex(),
                     "slot": f"0x{slot:064x}",
-                    "value": f"0x{plan.known[slot]:064x}",
+                    "value": f"0x{known[slot]:064x}",
                     "path": result.slot_paths.get(slot, result.path),
                 })
         return out
@@ -117,25 +119,41 @@ class Runner:
 
     # ---- the plan -----------------------------------------------------------------------
 
+    def answer(self, request, recipe: Recipe):
+        """Prove what one yielded request asks for."""
+        if isinstance(request, Reads):
+            return self.read(request.paths)
+        if isinstance(request, Slots):
+            return self.slots(request)
+        if isinstance(request, Logs):
+            return self.logs(request)
+        if isinstance(request, ReceiptsAt):
+            return self.receipts_at(request)
+        raise TypeError(f"{recipe.name} yielded {request!r}")
+
     def run(self, recipe: Recipe, params: dict) -> Derivation:
-        clock = Clock(self.block.number, self.block.timestamp)
-        plan = recipe.plan(params, clock)
+        """Drive one plan to its Derivation (no batching; see :func:`step_many`)."""
+        plan = recipe.plan(params, Clock(self.block.number, self.block.timestamp))
         answer = None
         while True:
             try:
                 request = plan.send(answer)
             except StopIteration as done:
                 return done.value
-            if isinstance(request, Reads):
-                answer = self.read(request.paths)
-            elif isinstance(request, Slots):
-                answer = self.slots(request)
-            elif isinstance(request, Logs):
-                answer = self.logs(request)
-            elif isinstance(request, ReceiptsAt):
-                answer = self.receipts_at(request)
-            else:
-                raise TypeError(f"{recipe.name} yielded {request!r}")
+            answer = self.answer(request, recipe)
+
+
+def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str]):
+    """Drive a ReadPlan over ``paths`` with one eth_getProof per round.
+
+    Returns ``(results, known slot values, number of eth_getProof calls)``.
+    """
+    plan = ReadPlan(layout, list(dict.fromkeys(paths)))
+    requests = 0
+    while slots := plan.next_round():
+        plan.feed(prove_account(block, address, sorted(slots)).storage)
+        requests += 1
+    return plan.results(), plan.known, requests
 
 
 def _matches(log: ProvenLog, request: Logs) -> bool:
@@ -173,11 +191,95 @@ def normalise(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+@dataclass
+class Job:
+    """One recipe run at a block: what ``step`` and ``watch`` evaluate."""
+
+    recipe: Recipe
+    params: dict
+    address: bytes
+    layout: Layout
+    expect: dict[str, str] | None = None
+    compare_views: bool = False
+
+
 def step(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes, layout: Layout,
          expect: dict[str, str] | None = None, compare_views: bool = False) -> Outcome:
     """Run one recipe at one anchored block; UNVERIFIABLE comes back as an exception."""
-    runner = Runner(block, address, layout)
-    derivation = runner.run(recipe, params)
+    (outcome,) = step_many(block, [Job(recipe, params, address, layout, expect, compare_views)])
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
+
+
+def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception]:
+    """Run many recipes at one block in lockstep: each round, every job's layout reads of the
+    same contract are proven together (one eth_getProof per contract per round), so N checks
+    cost about as many round trips as one. A job that fails (UNVERIFIABLE, a usage error)
+    gets its exception in its place; the others go on."""
+    clock = Clock(block.number, block.timestamp)
+    runners = [Runner(block, job.address, job.layout) for job in jobs]
+    plans = [job.recipe.plan(job.params, clock) for job in jobs]
+    results: list[Any] = [None] * len(jobs)
+    answers: dict[int, Any] = {i: None for i in range(len(jobs))}
+    while answers:
+        requests: dict[int, Any] = {}
+        for i, answer in answers.items():
+            try:
+                requests[i] = plans[i].send(answer)
+            except StopIteration as done:
+                results[i] = done.value
+            except (Unverifiable, UsageError) as exc:
+                results[i] = exc
+        answers = {}
+        reads = {i: r for i, r in requests.items() if isinstance(r, Reads)}
+        for i, answer in _combined_reads(block, jobs, runners, reads).items():
+            if isinstance(answer, Exception):
+                results[i] = answer
+            else:
+                answers[i] = answer
+        for i, request in requests.items():
+            if i in reads:
+                continue
+            try:
+                answers[i] = runners[i].answer(request, jobs[i].recipe)
+            except (Unverifiable, UsageError) as exc:
+                results[i] = exc
+    return [result if isinstance(result, Exception)
+            else _outcome(block, job, runner, result)
+            for job, runner, result in zip(jobs, runners, results, strict=True)]
+
+
+def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, Any]:
+    groups: dict[tuple[bytes, str], list[int]] = {}
+    for i in reads:
+        groups.setdefault((jobs[i].address, jobs[i].layout.name), []).append(i)
+    out: dict[int, Any] = {}
+    for (address, _), members in groups.items():
+        paths = [p for i in members for p in reads[i].paths]
+        try:
+            results, known, requests = prove_paths(block, address, jobs[members[0]].layout, paths)
+        except Unverifiable as exc:
+            out.update({i: exc for i in members})
+            continue
+        except UsageError:
+            for i in members:  # one job's bad path must not sink the others: read alone
+                try:
+                    out[i] = runners[i].read(reads[i].paths)
+                except (Unverifiable, UsageError) as exc:
+                    out[i] = exc
+            continue
+        by_path = {r.path: r for r in results}
+        for i in members:
+            runners[i].trace.stats.requests += requests
+            out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
+                                             known)
+    return out
+
+
+def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivation) -> Outcome:
+    recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
+    expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
     evidence = block_evidence(block)
     evidence.update({

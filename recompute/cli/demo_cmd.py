@@ -12,5 +12,5 @@ from recompute.cli import cli
 
 @cli.command("demo")
 def demo_command():
-    """Prove real go-ethereum state offline and show what a lying node gets."""
+    """Bring the devnet up, prove and re-derive at named moments, show lying views; stop."""
     sys.exit(demo.run(click.echo))

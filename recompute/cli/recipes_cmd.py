@@ -43,8 +43,9 @@ def recipes_command(recipe_paths):
 
 @cli.command("step")
 @click.argument("recipe_name", metavar="RECIPE")
+@click.argument("positional", nargs=-1, metavar="[RPC ADDRESS ARGS...]")
 @chain_options
-@click.option("--address", required=True, metavar="A", help="The registry's address.")
+@click.option("--address", metavar="A", help="The registry's address.")
 @click.option("--layout", "layout_name", metavar="L",
               help="Layout name or file (default: the recipe's reference layout).")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="A recipe parameter.")
@@ -53,13 +54,24 @@ def recipes_command(recipe_paths):
 @click.option("--compare-views", is_flag=True,
               help="Also call the registry's view functions and report disagreements.")
 @RECIPES_OPTION
-def step_command(recipe_name, rpcs, block, block_hash, quorum, checkpoint, as_json, address,
-                 layout_name, params, expects, compare_views, recipe_paths):
-    """Run one recipe at one anchored block: prove, decode, re-derive, judge."""
+def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, checkpoint, as_json,
+                 address, layout_name, params, expects, compare_views, recipe_paths):
+    """Run one recipe at one anchored block: prove, decode, re-derive, judge.
+
+    The short form RECIPE RPC ADDRESS ARGS... (the ERC-8312 thread's command line) is the same
+    as --rpc RPC --address ADDRESS --param NAME=ARG for the recipe's positional parameters,
+    at --block latest unless a block is given.
+    """
     recipe = get_recipe(recipe_name, list(recipe_paths))
+    given = _pairs(params, "--param")
+    if positional:
+        rpcs, address, block = _positional(recipe, positional, rpcs, address, block, block_hash,
+                                           given)
+    if address is None:
+        raise UsageError("give --address A (or the short form RECIPE RPC ADDRESS ...)")
     contract = parse_address(address)
     layout = load_layout(layout_name or recipe.layout)
-    parsed = recipe.parse_params(_pairs(params, "--param"))
+    parsed = recipe.parse_params(given)
     expect = _pairs(expects, "--expect")
     evidence: dict = {"recipe": recipe.name}
     try:
@@ -81,3 +93,29 @@ def step_command(recipe_name, rpcs, block, block_hash, quorum, checkpoint, as_js
                          f"{finding.get('value')} = {finding.get('view_says')}, "
                          f"storage says {finding.get('storage_says')}")
     sys.exit(emit(outcome, as_json, lines))
+
+
+def _positional(recipe, args, rpcs, address, block, block_hash, given):
+    args = list(args)
+    if not rpcs and args and args[0].startswith(("http://", "https://")):
+        rpcs = (args.pop(0),)
+    if address is None and args and args[0].startswith("0x") and len(args[0]) == 42:
+        address = args.pop(0)
+    if len(args) > len(recipe.positional):
+        names = " ".join(n.upper() for n in recipe.positional) or "no further arguments"
+        raise UsageError(f"{recipe.name} takes RPC ADDRESS {names}; got {len(args)} more "
+                         "argument(s) than that")
+    for name, value in zip(recipe.positional, args, strict=False):
+        if name in given:
+            raise UsageError(f"{name} is given both as an argument and as --param {name}=")
+        given[name] = value
+    if block is None and block_hash is None:
+        block = "latest"
+    return rpcs, address, block
+
+
+def step_main() -> None:
+    """The ``recompute-step`` command: ``recompute step`` under the name the thread uses."""
+    from recompute.cli import main
+
+    main(["step", *sys.argv[1:]])
