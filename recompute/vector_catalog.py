@@ -203,6 +203,79 @@ DEVNET_CASES = [
 ]
 
 
+def _case(name, recipe, moment, contract, description, layout=None, expect=None,
+          **params) -> dict:
+    def resolve(manifest):
+        return {k: str(v(manifest)) if callable(v) else str(v) for k, v in params.items()}
+    return {"name": name, "recipe": recipe, "moment": moment, "contract": contract,
+            "layout": layout, "params": resolve, "expect": expect or {},
+            "description": description}
+
+
+def _swarm(name: str):
+    return lambda m: m["swarm"]["swarms"][name]["id"]
+
+
+def _formed(name: str):
+    return lambda m: m["swarm"]["swarms"][name]["formed_block"]
+
+
+def _account(index: int):
+    return lambda m: m["accounts"][index].lower()
+
+
+def _before_draws(m) -> int:
+    return m["moments"]["meter.draw-refused"]["number"] - 20
+
+
+DEVNET_CASES += [
+    _case("8312-cap-conservation-headroom-at-cap", "8312/cap-conservation",
+          "meter.headroom-at-cap", "HeadroomMeter",
+          "the thread's struct:2:2:1 shape: turnover 8000 of 8000 (GOOD)",
+          key=lambda m: m["meters"]["headroom"]["envelopes"]["envelope-1"]["id"],
+          shape="struct:2:2:1"),
+    _case("8312-cap-conservation-literal-cap-exceeded", "8312/cap-conservation",
+          "meter.confirmed-at-cap", "ReservedConfirmedMeter",
+          "reserved + confirmed = 1000 against a literal cap:999 (BAD)",
+          key=lambda m: m["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"],
+          shape="cap:999"),
+    _case("8312-aggregate-budget-at-cap", "8312/aggregate-budget", "meter.period-1",
+          "AggregateBudgetMeter",
+          "period 0: draws 40 + 40 + 20 over three edges, the refused draw absent: 100 <= 100 "
+          "and equal to spentRoot (GOOD)", layout="meter-aggregate-budget",
+          root=lambda m: m["meters"]["aggregate"]["trees"]["tree-1"]["root_id"], period=0,
+          from_block=_before_draws),
+    _case("8312-aggregate-budget-over-cap", "8312/aggregate-budget", "meter.over-cap",
+          "LyingAggregateBudgetMeter",
+          "the lying meter's overdraw: 120 > 100 although each edge stayed under its cap (BAD)",
+          layout="meter-aggregate-budget-lying",
+          root=lambda m: m["meters"]["aggregate_lying"]["trees"]["tree-1"]["root_id"],
+          period=0, from_block=_before_draws),
+    _case("sai-roster-met-activated", "sai/roster", "swarm.activated", "SwarmRegistry",
+          "a minimal gated swarm activated on ROSTER_MET (GOOD)", layout="swarm-registry",
+          swarm=_swarm("minimal"), from_block=_formed("minimal")),
+    _case("sai-roster-lost-suspended", "sai/roster", "swarm.suspended", "SwarmRegistry",
+          "a worker challenged false and suspended: the roster is lost (BAD)",
+          layout="swarm-registry", swarm=_swarm("challenged"),
+          from_block=_formed("challenged")),
+    _case("sai-member-not-carried", "sai/member", "swarm.select-advanced", "SwarmRegistry",
+          "a suspended bidder lazily NOT_CARRIED by a SELECT advance", layout="swarm-registry",
+          expect={"status": "EXITED", "exit_reason": "NOT_CARRIED"},
+          swarm=_swarm("tender"), account=_account(6)),
+    _case("sai-member-expelled-expected-active", "sai/member", "swarm.expelled",
+          "SwarmRegistry", "--expect status=ACTIVE for an expelled member (BAD)",
+          layout="swarm-registry", expect={"status": "ACTIVE"},
+          swarm=_swarm("challenged"), account=_account(6)),
+    _case("sai-charter-label-commitment", "sai/charter", "swarm.activated", "SwarmRegistry",
+          "a disclosed pack that does not hash to the devnet swarm's charterHash (the devnet "
+          "commits to labels, not packs): BAD", layout="swarm-registry",
+          swarm=_swarm("minimal"), pack=ROOT / "tests" / "recipes" / "data" / "pack-v1.json"),
+    _case("sai-revision-consistent", "sai/revision", "swarm.dissolved", "SwarmRegistry",
+          "the minimal swarm's revision equals the receipt-proven Changed events (GOOD)",
+          layout="swarm-registry", swarm=_swarm("minimal"), from_block=_formed("minimal")),
+]
+
+
 def resolve_cases(manifest: dict, cases: list[dict]) -> list[dict]:
     out = []
     for case in cases:

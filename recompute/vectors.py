@@ -316,7 +316,45 @@ def find_suites(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     return suites, loose
 
 
-PROFILE_HANDLERS: dict[str, Callable[[Path], Iterator[Result]]] = {}
+def _aggregate_budget_v0(path: Path) -> Iterator[Result]:
+    """The peer suite trustless-ai/recompute-kit aggregate_budget.v0, replayed with the very
+    derivation ``8312/aggregate-budget`` uses (its log entries are the draws; expected
+    ``admittedSum`` is our aggregate, ``conserves`` our within_cap)."""
+    from recipes.erc8312 import aggregate_budget
+
+    for vector, draws, cap, meter in _peer_vectors(path):
+        got = aggregate_budget(draws, cap, **meter)
+        expected = vector["expected"]
+        diff = []
+        if str(got["aggregate"]) != str(expected["admittedSum"]):
+            diff.append(f"admittedSum {got['aggregate']} (expected {expected['admittedSum']})")
+        if got["within_cap"] is not expected["conserves"]:
+            diff.append(f"conserves {got['within_cap']} (expected {expected['conserves']})")
+        yield Result(f"aggregate-budget-v0/{vector['name']}", not diff, "; ".join(diff))
+
+
+def _peer_vectors(path: Path):
+    from recipes.erc8312 import Draw
+
+    document = load_json(path)
+    for vector in document.get("vectors", []):
+        draws = [Draw(root=e["rootId"], node=e["edge"], period=e["periodIndex"],
+                      amount=int(e["amount"]), admitted=e["admitted"]) for e in vector["log"]]
+        yield vector, draws, int(vector["cap"]), {"root": vector["rootId"],
+                                                  "period": vector["periodIndex"]}
+
+
+def peer_method_pinned(path: Path) -> bool:
+    """True when some aggregate_budget.v0 vector tells the per-edge method apart."""
+    from recipes.erc8312 import per_edge_max
+
+    return any(per_edge_max(draws, cap, **meter) is not vector["expected"]["conserves"]
+               for vector, draws, cap, meter in _peer_vectors(path))
+
+
+PROFILE_HANDLERS: dict[str, Callable[[Path], Iterator[Result]]] = {
+    "aggregate_budget.v0": _aggregate_budget_v0,
+}
 
 
 def verify_paths(paths: list[Path]) -> list[Result]:

@@ -64,12 +64,28 @@ def verify_command(paths, do_tamper):
             click.echo(f"FAIL {result.name}: {result.detail}")
     if do_tamper:
         undetected = tamper_all([load_json(path) for path in _vector_files(paths)])
+        undetected += _peer_methods(paths)
         for line in undetected:
             click.echo(f"UNDETECTED {line}")
         click.echo(f"tamper: {len(undetected)} mutation(s) not detected")
         failed += len(undetected)
     click.echo(f"{len(results) - sum(not r.passed for r in results)} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def _peer_methods(paths: list[Path]) -> list[str]:
+    """The peer aggregate-budget suites must tell the per-edge method apart."""
+    from recompute.vectors import find_suites, peer_method_pinned, read_suite
+
+    out = []
+    for suite in find_suites(paths)[0]:
+        parsed = read_suite(suite)
+        if parsed.profile == "aggregate_budget.v0":
+            for entry in parsed.entries:
+                if not peer_method_pinned(entry):
+                    out.append(f"{entry}: method 'per-edge maximum' gives the same outcome "
+                               "on every vector")
+    return out
 
 
 def _vector_files(paths: list[Path]) -> list[Path]:
