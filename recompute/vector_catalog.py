@@ -11,6 +11,7 @@ text (AMM §Test Cases; ERC-8447 §16), never computed by the code under test.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 from recompute.vectors import SUITE_PROFILE, capture_proof, capture_step, dumps, sha256_file
@@ -228,7 +229,30 @@ def _before_draws(m) -> int:
     return m["moments"]["meter.draw-refused"]["number"] - 20
 
 
+def _document(name: str, document: dict):
+    """A disclosed document as a file parameter (the vector embeds its content)."""
+    def write(_manifest) -> Path:
+        path = Path(tempfile.gettempdir()) / "recompute-vector-docs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, sort_keys=True) + "\n")
+        return path
+    return write
+
+
+PULSER_RUNTIME = {"schema": "amm.layer.runtime/1", "layer": 0, "subject": "pulser",
+                  "revision": 0}
+
 DEVNET_CASES += [
+    _case("amm-commitment-disclosed-document", "amm/commitment", "amm.due",
+          "AgentMeditationRegistry",
+          "the pulser's disclosed layer 0 document and zero salt recompute to its commitment "
+          "(GOOD)", subject=lambda m: m["amm"]["subjects"]["pulser"]["address"].lower(),
+          layer=0, document=_document("pulser-layer-0.json", PULSER_RUNTIME)),
+    _case("amm-commitment-altered-document", "amm/commitment", "amm.due",
+          "AgentMeditationRegistry",
+          "the same document with one field changed does not (BAD)",
+          subject=lambda m: m["amm"]["subjects"]["pulser"]["address"].lower(), layer=0,
+          document=_document("pulser-layer-0-altered.json", {**PULSER_RUNTIME, "revision": 1})),
     _case("8312-cap-conservation-headroom-at-cap", "8312/cap-conservation",
           "meter.headroom-at-cap", "HeadroomMeter",
           "the thread's struct:2:2:1 shape: turnover 8000 of 8000 (GOOD)",

@@ -32,8 +32,12 @@ def test_the_shipped_vectors_pass_offline():
     result = verify("vectors/")
     assert result.returncode == 0, result.stdout + result.stderr
     last = result.stdout.strip().splitlines()[-1]
-    count = len(json.loads((VECTORS / "suite.json").read_text())["vectors"])
-    assert last == f"{count} passed, 0 failed"
+    ours = len(json.loads((VECTORS / "suite.json").read_text())["vectors"])
+    peer = len(load_json(VECTORS / "recompute-kit" / "aggregate-budget-v0" /
+                         "aggregate-budget-v0.vectors.json")["vectors"])
+    assert peer == 7  # the thread: "7 hash-pinned vectors"
+    assert last == f"{ours + peer} passed, 0 failed"
+    assert "PASS aggregate-budget-v0/fanout-exceeds-root-cap" in result.stdout
     # every recipe family and kind is represented, each verdict a step can give
     verdicts = {load_json(VECTORS / e["path"])["expected"]["verdict"]
                 for e in json.loads((VECTORS / "suite.json").read_text())["vectors"]}
@@ -76,6 +80,13 @@ def test_an_edited_expected_verdict_fails(tmp_path):
     result = verify(str(copy))
     assert result.returncode == 1
     assert "FAIL amm-layer-status-overdue: verdict 'VERIFIED-BAD'" in result.stdout
+
+
+def test_every_recipe_has_a_devnet_vector():
+    from recompute.recipe import load_recipes
+
+    covered = {load_json(p)["recipe"] for p in (VECTORS / "devnet").glob("*.json")}
+    assert covered == set(load_recipes())
 
 
 def test_a_method_no_vector_tells_apart_is_reported():
