@@ -26,7 +26,7 @@ from eth_abi import encode
 from eth_hash.auto import keccak
 
 from recompute.devnet.driver import Driver, HistoryError
-from recompute.devnet.history_amm import FixedGas, hx
+from recompute.devnet.history_amm import hx
 
 RESERVED_CONFIRMED = "ReservedConfirmedMeter"
 HEADROOM = "HeadroomMeter"
@@ -192,11 +192,11 @@ def _trees(driver: Driver, aggregate, lying, acc) -> tuple[dict, dict]:
              admitted: bool = True, overdraw: bool = False) -> None:
         f = meter.functions
         if overdraw:
-            receipt = driver.tx(FixedGas(f.overdraw(rid, NODES[name], amount), DRAW_GAS),
-                                sender=acc[0], at=at)
+            receipt = driver.tx(f.overdraw(rid, NODES[name], amount), sender=acc[0], at=at,
+                                gas=DRAW_GAS)
         elif admitted:
-            receipt = driver.tx(FixedGas(f.draw(rid, NODES[name], amount), DRAW_GAS),
-                                sender=agents[name], at=at)
+            receipt = driver.tx(f.draw(rid, NODES[name], amount), sender=agents[name], at=at,
+                                gas=DRAW_GAS)
         else:
             receipt = driver.tx_reverting(f.draw(rid, NODES[name], amount), sender=agents[name],
                                           at=at, gas=DRAW_GAS)

@@ -108,17 +108,6 @@ SETTLEMENT_WINDOW = 1_800
 AMENDMENT_EXIT_WINDOW = 900
 
 
-class _WithGas:
-    """A bound contract call sent with an explicit gas limit (no estimation)."""
-
-    def __init__(self, call, gas: int):
-        self.call, self.gas = call, gas
-        self.fn_name = call.fn_name
-
-    def transact(self, tx: dict):
-        return self.call.transact({**tx, "gas": self.gas})
-
-
 def _role(name: str, min_: int, max_: int, eligibility: str = ZERO_ADDR,
           self_join: bool = False) -> tuple:
     return (ROLE_IDS[name], min_, max_, eligibility, self_join)
@@ -160,9 +149,7 @@ class SwarmHistory:
         })
 
     def tx(self, call, sender: str, at: int | None = None, gas: int | None = None) -> dict:
-        if gas is not None:
-            call = _WithGas(call, gas)
-        return self.d.tx(call, sender=sender, at=at)
+        return self.d.tx(call, sender=sender, at=at, gas=gas)
 
     def expect(self, receipt: dict, registry, event: str, **args) -> dict:
         """The history guards itself: ``event`` with ``args`` must be in ``receipt``."""
