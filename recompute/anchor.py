@@ -165,6 +165,32 @@ def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
     return out
 
 
+def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBlock:
+    """The next block up from an anchored ``parent`` (``recompute watch`` following the head):
+    its header must re-hash to the hash the node claims, name ``parent`` as its parentHash and
+    be numbered ``parent.number + 1``. A link *up* proves continuity (nothing below the child
+    was rewritten), not that the child is the chain's canonical block: for that the node is
+    trusted, as the detail says."""
+    header = Header.from_rpc(child_header_json)
+    if header.parent_hash != parent.hash or header.number != parent.number + 1:
+        raise Unverifiable(
+            "header-mismatch",
+            f"{parent.source.label} returned as the child of block {parent.number} "
+            f"(0x{parent.hash.hex()}) block {header.number} whose parentHash is "
+            f"0x{header.parent_hash.hex()}",
+        )
+    anchor = Anchor("parent-link", {
+        "parent_hash": "0x" + parent.hash.hex(),
+        "parent_number": parent.number,
+        # the first block of the walk and how it was anchored, carried up the chain
+        "root_anchor": parent.anchor.detail.get("root_anchor", parent.anchor.method),
+        "root_number": parent.anchor.detail.get("root_number", parent.number),
+        "direction": "child",
+        "endpoint": parent.source.label,
+    })
+    return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+
+
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:
     if not 1 <= quorum <= len(sources):
         raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")

@@ -32,6 +32,7 @@ def _register_commands() -> None:
         read_cmd,
         recipes_cmd,
         vectors_cmd,
+        watch_cmd,
     )
 
 

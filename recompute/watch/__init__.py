@@ -1,0 +1,13 @@
+"""``recompute watch``: assert invariants on every block, for monitoring bots (DESIGN.md, users:
+"monitoring bots that assert invariants on every block"; docs/watch.md is the user's guide).
+
+- :mod:`~recompute.watch.config`    checks.toml → :class:`~recompute.watch.config.Check` list
+- :mod:`~recompute.watch.proofs`    a proof source that shares raw answers between the checks
+                                    of one block (and learns each check's slots block to block)
+- :mod:`~recompute.watch.evaluate`  every check at one anchored block → :class:`Line` list
+- :mod:`~recompute.watch.follower`  follow the head: parentHash links, reorgs, outages, finality
+- :mod:`~recompute.watch.auditor`   ``--from N --to M``: a range of history, bounded concurrency
+- :mod:`~recompute.watch.sink`      where lines go: stdout JSON, stderr summary, metrics, hooks
+- :mod:`~recompute.watch.metrics`   Prometheus text metrics on 127.0.0.1
+- :mod:`~recompute.watch.hooks`     ``--on-bad CMD`` on each turn to unhealthy
+"""

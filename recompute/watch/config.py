@@ -1,0 +1,160 @@
+"""checks.toml: the checks a watch evaluates at every block (docs/watch.md §checks.toml).
+
+::
+
+    recipes = ["my_recipes/"]          # optional: user recipe modules, as --recipes
+
+    [[check]]
+    name = "lying-meter-cap"           # unique; names the JSON lines and the metrics
+    recipe = "8312/cap-conservation"   # as `recompute recipes` lists it
+    address = "0x0165878A594ca255338adfa4d48449f69242Eb8F"
+    layout = "meter-aggregate-budget-lying"   # optional: the recipe's reference layout
+    healthy = "GOOD"                   # optional: GOOD (default) or BAD
+    since = 67                         # optional: first block the check is evaluated at
+    params = { shape = "struct:…", key = "0x…" }
+    expect = { within_cap = "true" }   # optional, as `step --expect`
+
+Every mistake (bad TOML, an unknown key, an unknown recipe, a bad parameter, a missing or
+malformed address, a duplicate name) is one :class:`UsageError` line naming the file and the
+check: exit 64, before any node is asked.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from recompute.cli.options import parse_address
+from recompute.errors import UsageError
+from recompute.layout import Layout, load_layout
+from recompute.recipe import Recipe, get_recipe
+from recompute.verdict import Verdict
+
+_TOP_KEYS = {"check", "recipes"}
+_CHECK_KEYS = {"name", "recipe", "address", "layout", "healthy", "since", "params", "expect"}
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}\Z")
+_HEALTHY = {"GOOD": Verdict.GOOD, "VERIFIED-GOOD": Verdict.GOOD,
+            "BAD": Verdict.BAD, "VERIFIED-BAD": Verdict.BAD}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One parsed check: what :func:`recompute.runner.step` needs, plus its healthy verdict."""
+
+    name: str
+    recipe: Recipe
+    params: dict
+    address: bytes
+    layout: Layout
+    healthy: Verdict = Verdict.GOOD
+    expect: dict[str, str] | None = None
+    since: int = 0
+
+    def is_healthy(self, verdict: Verdict) -> bool | None:
+        """True/False for a verified verdict; None for UNVERIFIABLE (no evidence either way)."""
+        if verdict is Verdict.UNVERIFIABLE:
+            return None
+        return verdict is self.healthy
+
+
+def load_config(path: str | Path) -> list[Check]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML ({exc})") from None
+    return parse_config(data, path)
+
+
+def parse_config(data: dict, path: Path) -> list[Check]:
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise UsageError(f"{path}: unknown key {unknown[0]!r} (expected [[check]] tables)")
+    extra = data.get("recipes", [])
+    if not isinstance(extra, list) or not all(isinstance(p, str) for p in extra):
+        raise UsageError(f"{path}: recipes must be a list of paths")
+    extra = [str(_relative(path, p)) for p in extra]
+    entries = data.get("check")
+    if not isinstance(entries, list) or not entries:
+        raise UsageError(f"{path}: no [[check]] tables: a watch needs at least one check")
+    checks: list[Check] = []
+    for index, entry in enumerate(entries, start=1):
+        check = _parse_check(entry, index, path, extra)
+        if any(c.name == check.name for c in checks):
+            raise UsageError(f"{path}: two checks are named {check.name!r}")
+        checks.append(check)
+    return checks
+
+
+def _parse_check(entry: object, index: int, path: Path, extra: list[str]) -> Check:
+    where = f"{path}: check #{index}"
+    if not isinstance(entry, dict):
+        raise UsageError(f"{where} is not a table")
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise UsageError(f"{where}: name must be 1-100 characters of letters, digits and ._:/- "
+                         f"(got {name!r})")
+    where = f"{path}: check {name!r}"
+    unknown = sorted(set(entry) - _CHECK_KEYS)
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r} "
+                         f"(keys: {', '.join(sorted(_CHECK_KEYS))})")
+    try:
+        return _build(entry, name, path, extra)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+
+
+def _build(entry: dict, name: str, path: Path, extra: list[str]) -> Check:
+    recipe_name = entry.get("recipe")
+    if not isinstance(recipe_name, str):
+        raise UsageError("recipe is missing (e.g. recipe = \"amm/layer-status\")")
+    recipe = get_recipe(recipe_name, extra)
+    if "address" not in entry:
+        raise UsageError("address is missing (the registry's 0x address)")
+    address = parse_address(entry["address"], "address")
+    layout_name = entry.get("layout", recipe.layout)
+    if not isinstance(layout_name, str):
+        raise UsageError("layout must be a layout name or file")
+    layout = load_layout(layout_name)
+    healthy_text = entry.get("healthy", "GOOD")
+    if not isinstance(healthy_text, str) or healthy_text.upper() not in _HEALTHY:
+        raise UsageError(f"healthy = {healthy_text!r}: give GOOD or BAD")
+    since = entry.get("since", 0)
+    if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+        raise UsageError(f"since = {since!r} is not a block number")
+    params = recipe.parse_params(_texts(entry.get("params", {}), "params", recipe, path))
+    expect = _texts(entry.get("expect", {}), "expect", None, path) or None
+    return Check(name, recipe, params, address, layout, _HEALTHY[healthy_text.upper()],
+                 expect, since)
+
+
+def _texts(table: object, key: str, recipe: Recipe | None, path: Path) -> dict[str, str]:
+    """A TOML table of values as the text a user would give on the command line; a recipe's
+    file parameters are relative to the config file's folder."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{key} must be a table (e.g. {key} = {{ subject = \"0x…\" }})")
+    kinds = {p.name: p.kind for p in recipe.params} if recipe else {}
+    out = {}
+    for k, value in table.items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, int | str):
+            text = str(value)
+        else:
+            raise UsageError(f"{key}.{k} = {value!r}: give a string, an integer or a boolean")
+        if kinds.get(k) == "file":
+            text = str(_relative(path, text))
+        out[k] = text
+    return out
+
+
+def _relative(config: Path, text: str) -> Path:
+    given = Path(text)
+    return given if given.is_absolute() else config.parent / given

@@ -1,0 +1,128 @@
+"""Every check at one anchored block: one :class:`Line` per check (docs/watch.md §Output).
+
+The checks run as :func:`recompute.runner.step` runs one recipe (the same recipe runs on a
+live node, on a vector and inside watch: DESIGN.md §Runner), all together through
+:func:`recompute.runner.step_many`: the block is anchored once, and each round the layout
+reads of every check of one contract are proven together. Its proof source is a
+:class:`~recompute.watch.proofs.SharedSource`: before the checks run, the slots each one read
+at the previous block it was evaluated at are fetched in one ``eth_getProof`` per contract,
+and the rounds are then answered from those (steady state: one call per contract per block).
+
+An UNVERIFIABLE whose reason says the *node* is in trouble rather than the block
+(:data:`NODE_TROUBLE`) is not a line about the block: :meth:`BlockEvaluator.evaluate` raises it,
+and the caller retries the block (follow mode) or gives up on it after a few tries (range mode).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field, replace
+
+from recompute.anchor import AnchoredBlock
+from recompute.errors import Unverifiable, UsageError
+from recompute.runner import Job, step_many
+from recompute.verdict import Verdict
+from recompute.watch.config import Check
+
+# The node did not answer, answered with an error, or no longer knows the block (it was
+# reorged away while its checks ran): try the block again rather than judge it.
+NODE_TROUBLE = frozenset({"rpc-unreachable", "rpc-error", "block-unknown"})
+
+
+@dataclass(frozen=True)
+class Line:
+    """One JSON line of the watch's stdout: a check's verdict at a block."""
+
+    block: int
+    hash: str | None
+    check: str
+    verdict: Verdict
+    reason: str
+    final: bool = False
+    healthy: bool | None = None
+    derived: dict = field(default_factory=dict)
+    evidence_digest: str | None = None
+    detail: str = ""
+
+    def as_final(self) -> Line:
+        return replace(self, final=True)
+
+    def to_json(self) -> dict:
+        out = {
+            "block": self.block,
+            "hash": self.hash,
+            "check": self.check,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "final": self.final,
+            "healthy": self.healthy,
+            "derived": self.derived,
+            "evidence_digest": self.evidence_digest,
+        }
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+def unverifiable_lines(checks: list[Check], number: int | None, block_hash: str | None,
+                       error: Unverifiable) -> list[Line]:
+    """Lines for a block the node could not be asked about (never final)."""
+    return [Line(number, block_hash, c.name, Verdict.UNVERIFIABLE, error.reason,
+                 detail=error.detail) for c in checks if number is None or number >= c.since]
+
+
+class BlockEvaluator:
+    """Evaluates every check at a block; remembers which slots each check read."""
+
+    def __init__(self, checks: list[Check]):
+        self.checks = checks
+        self._learned: dict[str, set[tuple[bytes, int]]] = {}
+        self._lock = threading.Lock()
+
+    def active(self, number: int) -> list[Check]:
+        return [c for c in self.checks if number >= c.since]
+
+    def evaluate(self, block: AnchoredBlock) -> list[Line]:
+        checks = self.active(block.number)
+        self._prefetch(block, checks)
+        jobs = [Job(c.recipe, c.params, c.address, c.layout, c.expect) for c in checks]
+        outcomes = step_many(block, jobs)
+        for outcome in outcomes:  # node trouble: no line about the block, try it again
+            if isinstance(outcome, Unverifiable) and outcome.reason in NODE_TROUBLE:
+                raise outcome
+        lines = []
+        block_hash = "0x" + block.hash.hex()
+        for check, outcome in zip(checks, outcomes, strict=True):
+            if isinstance(outcome, UsageError):  # the check cannot be asked here: config error
+                raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
+            if isinstance(outcome, Unverifiable):
+                lines.append(Line(block.number, block_hash, check.name, Verdict.UNVERIFIABLE,
+                                  outcome.reason, detail=outcome.detail))
+                continue
+            if isinstance(outcome, Exception):
+                raise outcome
+            evidence = outcome.evidence
+            self._learn(check.name, evidence["reads"])
+            lines.append(Line(block.number, block_hash, check.name, outcome.verdict,
+                              outcome.reason, healthy=check.is_healthy(outcome.verdict),
+                              derived=evidence["derived"],
+                              evidence_digest=evidence["evidence_digest"],
+                              detail=outcome.detail))
+        return lines
+
+    def _learn(self, name: str, reads: list[dict]) -> None:
+        slots = {(bytes.fromhex(r["address"][2:]), int(r["slot"], 16)) for r in reads}
+        with self._lock:
+            self._learned[name] = slots
+
+    def _prefetch(self, block: AnchoredBlock, checks: list[Check]) -> None:
+        prefetch = getattr(block.source, "prefetch", None)
+        if prefetch is None:
+            return
+        by_address: dict[bytes, set[int]] = {}
+        with self._lock:
+            for check in checks:
+                for address, slot in self._learned.get(check.name, ()):
+                    by_address.setdefault(address, set()).add(slot)
+        for address, slots in sorted(by_address.items()):
+            prefetch(address, sorted(slots), block.hash)

@@ -1,0 +1,216 @@
+"""Follow the head: every check at every new block, through reorgs and node outages
+(docs/watch.md §Following the head).
+
+- The first block is anchored as ``step`` anchors one (``--block-hash``, ``--checkpoint``, a
+  quorum, else single-rpc); every later block by its parentHash link to the last verified block
+  (:func:`recompute.anchor.by_parent_link`).
+- A new head whose parent is not the last verified block is a reorg: the fork point is the
+  highest verified block the node still has at its number; the blocks above it are orphaned
+  (one ``{"event": "reorg", …}`` line) and the new canonical blocks are evaluated from there.
+- A block's lines are written as soon as it is evaluated with ``final: false``, and written
+  again with ``final: true`` once ``confirmations`` blocks are verified on top of it. An
+  orphaned block's lines are dropped before they are final, so as long as a reorg is not
+  deeper than ``confirmations``, no final line is about an orphaned block (a deeper one is
+  named in the reorg event's ``final_orphaned``). With ``confirmations`` 0 every line is final
+  at once.
+- A node in trouble (:data:`~recompute.watch.evaluate.NODE_TROUBLE`, or any UNVERIFIABLE while
+  reading the head) gives UNVERIFIABLE lines about the block awaited (``hash`` null, never
+  final), then retries with capped exponential backoff; the last verified block is kept, so
+  the watch resumes right after it: no gap, and no block's final lines twice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from recompute.anchor import AnchoredBlock, by_parent_link
+from recompute.errors import Unverifiable
+from recompute.header import Header
+from recompute.verdict import Verdict
+from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
+from recompute.watch.sink import Sink
+
+WINDOW = 1024  # verified blocks kept for finding a fork point
+
+
+class ReorgTooDeep(Unverifiable):
+    def __init__(self, lowest: int):
+        super().__init__(
+            "header-mismatch",
+            f"the chain was reorganised below block {lowest}, deeper than the {WINDOW} blocks "
+            "a watch keeps: restart the watch with a new anchor")
+
+
+class Follower:
+    def __init__(self, evaluator: BlockEvaluator, sink: Sink,
+                 anchor_first: Callable[[], AnchoredBlock], first_number: int | None = None, *,
+                 confirmations: int = 2, poll: float = 1.0, max_backoff: float = 30.0,
+                 max_blocks: int | None = None, stop: threading.Event | None = None):
+        self.evaluator = evaluator
+        self.sink = sink
+        self.anchor_first = anchor_first
+        self.first_number = first_number
+        self.confirmations = confirmations
+        self.poll = poll
+        self.max_backoff = max_backoff
+        self.max_blocks = max_blocks
+        self.stop = stop or threading.Event()
+        self.tip: AnchoredBlock | None = None
+        self.chain: dict[int, AnchoredBlock] = {}  # verified canonical blocks by number
+        self.pending: dict[int, list[Line]] = {}  # lines written but not yet final
+        self.verified = 0
+        self.failures = 0
+
+    @property
+    def metrics(self):
+        return self.sink.metrics
+
+    # ---- the loop ------------------------------------------------------------------------
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                moved = self._advance()
+            except ReorgTooDeep:
+                raise
+            except Unverifiable as exc:
+                if self.tip is None and exc.reason not in NODE_TROUBLE:
+                    raise  # the first block cannot be anchored as asked: exit 2
+                if exc.reason == "block-unknown" and self.tip is not None:
+                    self.stop.wait(self.poll)  # a block vanished under us: look again
+                    continue
+                self._trouble(exc)
+                continue
+            if self.failures:
+                self.sink.note(f"the node answers again after {self.failures} failed "
+                               f"attempt(s); resuming after block {self.tip.number}")
+                self.failures = 0
+            self._finalize()
+            if self.max_blocks is not None and self.verified >= self.max_blocks:
+                return
+            if not moved:
+                self.stop.wait(self.poll)
+
+    def _advance(self) -> bool:
+        """Verify the next block, or handle a reorg; False when there is nothing new."""
+        if self.tip is None:
+            self._verify(self.anchor_first())
+            return True
+        source = self.tip.source
+        raw = source.block_by_number("latest")
+        if raw is None:
+            raise Unverifiable("rpc-malformed", f"{source.label} has no latest block")
+        latest = Header.from_rpc(raw)
+        self.metrics.set("head_block", latest.number)
+        self.metrics.set("lag_blocks", max(latest.number - self.tip.number, 0))
+        if latest.hash == self.tip.hash:
+            return False
+        if latest.number > self.tip.number:
+            raw = source.block_by_number(self.tip.number + 1)
+            if raw is None:
+                return False
+            if Header.from_rpc(raw).parent_hash == self.tip.hash:
+                self._verify(by_parent_link(self.tip, raw))
+                return True
+        self._reorg(latest)
+        return True
+
+    # ---- one block -----------------------------------------------------------------------
+
+    def _verify(self, block: AnchoredBlock) -> None:
+        started = time.monotonic()
+        lines = self.evaluator.evaluate(block)
+        if self.tip is None:
+            self._announce(block)
+        self.chain[block.number] = block
+        for number in [n for n in self.chain if n < block.number - WINDOW]:
+            del self.chain[number]
+        self.tip = block
+        self.verified += 1
+        if self.confirmations == 0:
+            lines = [line.as_final() for line in lines]
+        else:
+            self.pending[block.number] = lines
+        self.metrics.inc("blocks_total")
+        self.metrics.set("last_verified_block", block.number)
+        head = self.metrics.get("head_block")
+        if head is None or head < block.number:
+            self.metrics.set("head_block", head := block.number)
+        self.metrics.set("lag_blocks", head - block.number)
+        self.sink.evaluated(lines)
+        self.sink.note(summary(block, lines, time.monotonic() - started))
+
+    def _announce(self, block: AnchoredBlock) -> None:
+        anchor = block.anchor
+        self.sink.note(f"watch: first block {block.number} 0x{block.hash.hex()} anchored by "
+                       f"{anchor.method}: trusts {anchor.trusts}")
+        if anchor.method == "single-rpc":
+            self.sink.note("warning: single-rpc: the node itself said which block this is; pin "
+                           "it with --block-hash, --checkpoint or a --quorum of endpoints")
+        self.sink.note("watch: each next block is anchored by its parentHash link to the last "
+                       f"verified one; lines are final {self.confirmations} block(s) deep")
+
+    def _finalize(self) -> None:
+        for number in sorted(self.pending):
+            if self.tip.number - number < self.confirmations:
+                break
+            self.metrics.set("last_final_block", number)
+            self.sink.finalized([line.as_final() for line in self.pending.pop(number)])
+
+    # ---- reorgs and trouble --------------------------------------------------------------
+
+    def _reorg(self, latest: Header) -> None:
+        source = self.tip.source
+        lowest = min(self.chain)
+        number = min(latest.number, self.tip.number)
+        while True:
+            if number < lowest:
+                raise ReorgTooDeep(lowest)
+            raw = source.block_by_number(number)
+            if raw is not None and Header.from_rpc(raw).hash == self.chain[number].hash:
+                break
+            number -= 1
+        orphaned = [self.chain[n] for n in range(number + 1, self.tip.number + 1)]
+        if not orphaned:
+            return  # the node went back to our branch between two questions
+        event = {"event": "reorg", "fork_point": number,
+                 "orphaned": ["0x" + b.hash.hex() for b in orphaned],
+                 "depth": len(orphaned), "new_head": latest.number,
+                 "new_head_hash": "0x" + latest.hash.hex()}
+        final_orphaned = ["0x" + b.hash.hex() for b in orphaned if b.number not in self.pending]
+        if final_orphaned:
+            event["final_orphaned"] = final_orphaned
+        for block in orphaned:
+            self.pending.pop(block.number, None)
+            del self.chain[block.number]
+        self.tip = self.chain[number]
+        self.sink.event(event)
+        self.metrics.inc("reorgs_total")
+        self.metrics.inc("orphaned_blocks_total", len(orphaned))
+        self.metrics.set("last_verified_block", number)
+        self.sink.note(f"reorg: {len(orphaned)} block(s) above {number} orphaned; the new "
+                       f"head is {latest.number}; re-evaluating from block {number + 1}")
+
+    def _trouble(self, error: Unverifiable) -> None:
+        self.failures += 1
+        self.metrics.inc("rpc_errors_total", reason=error.reason)
+        number = self.tip.number + 1 if self.tip is not None else self.first_number
+        self.sink.unverifiable(unverifiable_lines(self.evaluator.checks, number, None, error))
+        delay = min(max(self.poll, 0.05) * 2 ** (self.failures - 1), self.max_backoff)
+        self.sink.note(f"node trouble ({error.reason}): {error.detail}; retry "
+                       f"{self.failures} in {delay:.1f}s")
+        self.stop.wait(delay)
+
+
+def summary(block: AnchoredBlock, lines: list[Line], seconds: float) -> str:
+    counts = {v: sum(1 for line in lines if line.verdict is v) for v in Verdict}
+    shown = ", ".join(f"{n} {v.value.removeprefix('VERIFIED-')}" for v, n in counts.items()
+                      if n) or "no check active"
+    unhealthy = [line.check for line in lines if line.healthy is False]
+    unverifiable = [line.check for line in lines if line.verdict is Verdict.UNVERIFIABLE]
+    extra = f"; unhealthy: {', '.join(unhealthy)}" if unhealthy else ""
+    extra += f"; unverifiable: {', '.join(unverifiable)}" if unverifiable else ""
+    return (f"block {block.number} 0x{block.hash.hex()[:12]}…: {len(lines)} check(s) "
+            f"{shown}{extra} ({seconds * 1000:.0f} ms)")

@@ -1,0 +1,76 @@
+"""Where a watch's results go: JSON lines on stdout, notes on stderr, metrics, the hook.
+
+Every stdout line is one JSON object, written whole and flushed (docs/watch.md §Output):
+a check's line (:class:`~recompute.watch.evaluate.Line`) or an event (``{"event": "reorg",
+…}``). Lines are written by one thread at a time, in the order the follower or the auditor
+hands them over.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import TextIO
+
+from recompute.watch.evaluate import Line
+from recompute.watch.hooks import OnBad
+from recompute.watch.metrics import Metrics
+
+
+class Sink:
+    def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
+                 hook: OnBad | None = None):
+        self.metrics = metrics
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.hook = hook
+        self._lock = threading.Lock()
+
+    def _write(self, objects: list[dict]) -> None:
+        text = "".join(json.dumps(o, separators=(", ", ": ")) + "\n" for o in objects)
+        with self._lock:
+            self.out.write(text)
+            self.out.flush()
+
+    def note(self, text: str) -> None:
+        with self._lock:
+            self.err.write(text + "\n")
+            self.err.flush()
+
+    def progress(self, text: str) -> None:
+        """A progress bar: rewritten in place (``\\r``), no newline."""
+        with self._lock:
+            self.err.write("\r" + text)
+            self.err.flush()
+
+    def evaluated(self, lines: list[Line]) -> None:
+        """A block's first lines (final or not): counted, written, shown to the hook (metrics
+        first, so that a scrape after a line is seen agrees with it)."""
+        for line in lines:
+            self.metrics.inc("verdicts_total", check=line.check, verdict=line.verdict.value)
+            if line.healthy is not None:
+                self.metrics.set("check_healthy", int(line.healthy), check=line.check)
+            if line.final:
+                self.metrics.inc("final_verdicts_total", check=line.check,
+                                 verdict=line.verdict.value)
+        self._write([line.to_json() for line in lines])
+        if self.hook is not None:
+            for line in lines:
+                if line.hash is not None:
+                    self.hook.observe(line)
+
+    def finalized(self, lines: list[Line]) -> None:
+        """Lines of a block that is now deep enough: written again with ``final: true``."""
+        for line in lines:
+            self.metrics.inc("final_verdicts_total", check=line.check, verdict=line.verdict.value)
+        self._write([line.to_json() for line in lines])
+
+    def unverifiable(self, lines: list[Line]) -> None:
+        """Lines about a block the node could not be asked about: never final, no hook."""
+        for line in lines:
+            self.metrics.inc("verdicts_total", check=line.check, verdict=line.verdict.value)
+        self._write([line.to_json() for line in lines])
+
+    def event(self, event: dict) -> None:
+        self._write([event])

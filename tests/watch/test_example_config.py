@@ -1,0 +1,64 @@
+"""examples/devnet-watch.toml names the devnet's deterministic addresses, keys and ids: checked
+against the manifest of a freshly built devnet (the session devnet), and the lying meter's
+raw struct shape against Solidity's mapping-slot rule."""
+
+from __future__ import annotations
+
+import tomllib
+
+from eth_hash.auto import keccak
+
+from recompute.watch.config import load_config
+from tests.watch.watchproc import EXAMPLE
+
+
+def _slot(key: bytes, slot: int) -> int:
+    return int.from_bytes(keccak(key + slot.to_bytes(32, "big")), "big")
+
+
+def test_every_recipe_area_is_watched():
+    checks = load_config(EXAMPLE)
+    assert {c.recipe.name.split("/")[0] for c in checks} == {"amm", "8312", "sai"}
+    assert "sai/roster" in {c.recipe.name for c in checks}
+
+
+def test_the_example_matches_a_fresh_devnet(devnet):
+    _, manifest = devnet
+    raw = {c["name"]: c for c in tomllib.loads(EXAMPLE.read_text())["check"]}
+    contracts = {k: v.lower() for k, v in manifest["contracts"].items()}
+    subjects = manifest["amm"]["subjects"]
+    enrolled = manifest["moments"]["amm.enrolled"]["number"]
+    for name, subject in (("amm/example/layer-0", "example"), ("amm/pulser/layer-0", "pulser"),
+                          ("amm/controlled/signal", "controlled")):
+        check = raw[name]
+        assert check["address"].lower() == contracts["AgentMeditationRegistry"]
+        assert check["params"]["subject"].lower() == subjects[subject]["address"].lower()
+        assert check["since"] == enrolled
+
+    rc = raw["8312/reserved-confirmed/key-1"]
+    assert rc["address"].lower() == contracts["ReservedConfirmedMeter"]
+    assert rc["params"]["key"] == manifest["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"]
+
+    tree = manifest["meters"]["aggregate_lying"]["trees"]["tree-1"]
+    root = bytes.fromhex(tree["root_id"][2:])
+    cap = raw["8312/lying-meter/cap"]
+    assert cap["address"].lower() == contracts["LyingAggregateBudgetMeter"]
+    _, s, a, c = cap["params"]["shape"].split(":")
+    period = bytes.fromhex(cap["params"]["key"][2:])
+    assert int(period.hex(), 16) == 0
+    base = _slot(period, int(s, 16))
+    # aggregate = spentRoot[root][0] (slot 0, nested mapping), cap = cap[root] (slot 1)
+    assert (base + int(a, 0)) % 2**256 == _slot(period, _slot(root, 0))
+    assert (base + int(c, 16)) % 2**256 == _slot(root, 1)
+
+    budget = raw["8312/lying-meter/budget"]
+    first_draw = min(d["block"] for d in tree["draws"])
+    assert budget["address"].lower() == contracts["LyingAggregateBudgetMeter"]
+    assert budget["params"]["root"] == tree["root_id"]
+    assert budget["params"]["from_block"] == budget["since"] == first_draw
+
+    roster = raw["sai/challenged/roster"]
+    swarm = manifest["swarm"]["swarms"]["challenged"]
+    assert roster["address"].lower() == contracts[swarm["registry"]]
+    assert roster["params"]["swarm"] == swarm["id"]
+    assert roster["params"]["from_block"] == roster["since"] == swarm["formed_block"]

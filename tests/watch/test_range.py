@@ -1,0 +1,101 @@
+"""``--from N --to M`` over the devnet history (the shared session devnet, read-only): the same
+verdict, derived values and evidence digest as ``step`` at every named moment, lines in block
+order, the summary table, and the exit codes 0 / 1 / 2.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from recompute.anchor import anchor_block
+from recompute.devnet.anvil import REPO_ROOT, free_port
+from recompute.errors import Unverifiable
+from recompute.runner import step
+from recompute.source import LiveSource
+from recompute.watch.config import load_config
+from tests.watch.watchproc import EXAMPLE, write_config
+
+
+def watch(*args: str) -> tuple[int, list[dict], str]:
+    done = subprocess.run([sys.executable, "-m", "recompute", "watch", *args],
+                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    return done.returncode, [json.loads(t) for t in done.stdout.splitlines()], done.stderr
+
+
+@pytest.fixture(scope="module")
+def audit(devnet):
+    node, manifest = devnet
+    last = max(m["number"] for m in manifest["moments"].values())
+    code, lines, err = watch("--rpc", node.url, "--config", str(EXAMPLE), "--from", "1",
+                             "--to", str(last), "--confirmations", "0")
+    return {"node": node, "manifest": manifest, "last": last, "code": code, "lines": lines,
+            "stderr": err}
+
+
+def test_the_audit_agrees_with_step_at_every_named_moment(audit):
+    manifest = audit["manifest"]
+    by_key = {(x["block"], x["check"]): x for x in audit["lines"]}
+    source = LiveSource(audit["node"].url)
+    checks = load_config(EXAMPLE)
+    compared = 0
+    for moment in manifest["moments"].values():
+        block = anchor_block([source], block_hash=bytes.fromhex(moment["hash"][2:]))
+        for check in checks:
+            line = by_key.get((moment["number"], check.name))
+            if moment["number"] < check.since:
+                assert line is None
+                continue
+            assert line["hash"] == moment["hash"]
+            try:
+                outcome = step(check.recipe, check.params, block, check.address, check.layout)
+            except Unverifiable as exc:
+                assert (line["verdict"], line["reason"]) == ("UNVERIFIABLE", exc.reason)
+                continue
+            assert (line["verdict"], line["reason"]) == (outcome.verdict.value, outcome.reason)
+            assert line["derived"] == outcome.evidence["derived"]
+            assert line["evidence_digest"] == outcome.evidence["evidence_digest"]
+            compared += 1
+    assert compared >= len(manifest["moments"]) * 3
+
+
+def test_the_lying_meter_is_bad_from_its_over_cap_block(audit):
+    over = audit["manifest"]["moments"]["meter.over-cap"]["number"]
+    lying = [x for x in audit["lines"] if x["check"] == "8312/lying-meter/cap"]
+    assert [x["block"] for x in lying if x["verdict"] == "VERIFIED-BAD"] == list(
+        range(over, audit["last"] + 1))
+    at = next(x for x in lying if x["block"] == over)
+    # history_meters.py: A 40 + B 40 + C's overdrawn 40 = 120 against the root cap 100
+    assert at["derived"] == {"aggregate": "120", "cap": "100", "headroom": "-20",
+                             "within_cap": False}
+    row = next(t for t in audit["stderr"].splitlines() if t.startswith("8312/lying-meter/cap "))
+    assert row.split()[-2:] == [str(over), str(over)]  # first BAD, first unhealthy
+
+
+def test_lines_are_in_block_order_final_and_complete(audit):
+    blocks = [x["block"] for x in audit["lines"]]
+    assert blocks == sorted(blocks)
+    assert set(blocks) == set(range(1, audit["last"] + 1))
+    assert all(x["final"] for x in audit["lines"])
+    assert audit["code"] == 1  # VERIFIED-BAD where GOOD is healthy
+
+
+def test_a_healthy_range_exits_0_and_a_dead_node_2(devnet, tmp_path):
+    node, manifest = devnet
+    rc = manifest["meters"]["reserved_confirmed"]
+    config = write_config(tmp_path / "checks.toml", [{
+        "name": "key-1", "recipe": "8312/cap-conservation",
+        "address": manifest["contracts"]["ReservedConfirmedMeter"],
+        "params": {"shape": "reserved-confirmed", "key": rc["keys"]["key-1"]["key"]}}])
+    code, lines, err = watch("--rpc", node.url, "--config", str(config), "--from", "40",
+                             "--to", "45", "--workers", "2")
+    assert code == 0 and len(lines) == 6
+    assert all(x["verdict"] == "VERIFIED-GOOD" for x in lines)
+    assert "key-1" in err and "GOOD" in err
+    dead = f"http://127.0.0.1:{free_port()}"
+    code, lines, err = watch("--rpc", dead, "--config", str(config), "--from", "1", "--to", "2")
+    assert (code, lines) == (2, [])
+    assert "rpc-unreachable" in err.strip().splitlines()[-1]
