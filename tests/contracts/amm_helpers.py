@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import pytest
 from eth_abi import decode, encode
 from eth_hash.auto import keccak
 from web3 import Web3
@@ -140,7 +141,63 @@ def chain_fixture(chain: Chain):
         chain.revert(snap)
 
 
+def deployment_fixtures(*names: str, genesis: int | None = None, setup=None):
+    """The ``deployed`` and ``chain`` fixtures that the AMM and meter test modules share.
+
+    ``deployed`` (module scope) deploys the artifacts ``names`` (from accounts[0]) on an anvil of
+    its own started at genesis timestamp ``genesis`` and stopped after the module (see
+    ``start_chain``), or, without ``genesis``, on the ``module_anvil`` fixture's node; then
+    ``setup(chain)``, if given, builds the state the module's tests share. ``chain`` (per test)
+    is that chain, rolled back after each test (see ``chain_fixture``).
+
+    Assign both at module level, ``deployed, chain = deployment_fixtures(...)``: pytest finds
+    fixtures by the module's names.
+    """
+
+    def prepared(chain: Chain) -> Chain:
+        if setup is not None:
+            setup(chain)
+        return chain
+
+    if genesis is None:
+
+        @pytest.fixture(scope="module", name="deployed")
+        def deployed(module_anvil):
+            return prepared(chain_on(module_anvil, *names))
+
+    else:
+
+        @pytest.fixture(scope="module", name="deployed")
+        def deployed():
+            chain = start_chain(genesis, *names)
+            try:
+                yield prepared(chain)
+            finally:
+                chain.node.stop()
+
+    @pytest.fixture(name="chain")
+    def chain(deployed):
+        yield from chain_fixture(deployed)
+
+    return deployed, chain
+
+
+def contract_fixture(name: str):
+    """A per-test fixture answering the deployed contract ``name`` of the ``chain`` fixture.
+
+    Assign it to the fixture name the tests ask for, e.g. ``reg = contract_fixture(REGISTRY)``.
+    """
+
+    @pytest.fixture
+    def contract(chain):
+        return chain.contracts[name]
+
+    return contract
+
+
 # --------------------------------------------------------------------------- AMM seed values
+
+REGISTRY = "AgentMeditationRegistry"  # the honest registry's artifact
 
 # AMM §Commitment format
 TAG_LAYER_COMMITMENT = keccak(b"AgentMeditationMechanism/LayerCommitment/v1")
@@ -222,6 +279,17 @@ INTERFACE_ID = 0x9C81B550
 GENESIS = 1762600000
 ENROLLED_AT = 1762650000
 RECORDED_AT = 1762654800
+
+
+def registry_fixtures(setup=None):
+    """``deployed``, ``chain`` and ``reg`` for a module testing the honest AMM registry alone.
+
+    ``deployed`` and ``chain`` as ``deployment_fixtures`` makes them for REGISTRY on its own
+    anvil from GENESIS, then ``setup(chain)`` if given; ``reg`` (per test) is the registry.
+    Assign all three at module level: ``deployed, chain, reg = registry_fixtures()``.
+    """
+    return (*deployment_fixtures(REGISTRY, genesis=GENESIS, setup=setup),
+            contract_fixture(REGISTRY))
 
 
 def layer_commitment(layer: int, schema_hash: bytes, content_hash: bytes, salt: bytes) -> bytes:

@@ -12,6 +12,7 @@ import json
 import urllib.request
 from dataclasses import dataclass, field
 
+import pytest
 from eth_abi import decode, encode
 from eth_hash.auto import keccak
 from eth_utils.abi import get_abi_output_types
@@ -268,6 +269,40 @@ def link_and_deploy(node: Anvil, registry_name: str = "SwarmRegistry",
     node.rpc("evm_mine")
     return SwarmChain(node=node, w3=w3, registry=registry, allowlist=allowlist,
                       catching=catching, now=T0)
+
+
+def swarm_fixtures():
+    """The ``chain`` and ``isolated`` fixtures that every swarm test module starts with.
+
+    ``chain`` (module scope): the honest SwarmRegistry linked and deployed on the
+    ``module_anvil`` fixture's node (``link_and_deploy``). ``isolated`` (autouse, per test):
+    an evm snapshot before each test, reverted after it, so every test starts from that chain.
+
+    Assign both at module level, ``chain, isolated = swarm_fixtures()``: pytest finds fixtures by
+    the module's names.
+    """
+
+    @pytest.fixture(scope="module", name="chain")
+    def chain(module_anvil):
+        return link_and_deploy(module_anvil)
+
+    @pytest.fixture(autouse=True, name="isolated")
+    def isolated(chain):
+        snap = chain.snapshot()
+        yield
+        chain.revert(snap)
+
+    return chain, isolated
+
+
+def registry_functions(chain: SwarmChain):
+    """The registry's contract functions (``chain.registry.functions``)."""
+    return chain.registry.functions
+
+
+def acct(chain: SwarmChain, i: int) -> str:
+    """Anvil dev account ``i``."""
+    return chain.accounts[i]
 
 
 def changed_logs(chain: SwarmChain, swarm_id: bytes) -> list:

@@ -13,7 +13,6 @@ from amm_helpers import (
     DUE,
     ENROLLED_AT,
     FRESH,
-    GENESIS,
     INTERVALS,
     OVERDUE,
     PARTIAL,
@@ -26,7 +25,6 @@ from amm_helpers import (
     RIGHT_FLOOR,
     SILENT,
     ZERO32,
-    chain_fixture,
     commitment,
     cycle,
     enroll,
@@ -35,30 +33,14 @@ from amm_helpers import (
     floor,
     plain,
     policy,
-    start_chain,
+    registry_fixtures,
     state_root,
 )
 
 T = ENROLLED_AT
 
 
-@pytest.fixture(scope="module")
-def deployed():
-    chain = start_chain(GENESIS, "AgentMeditationRegistry")
-    try:
-        yield chain
-    finally:
-        chain.node.stop()
-
-
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def reg(chain):
-    return chain.contracts["AgentMeditationRegistry"]
+deployed, chain, reg = registry_fixtures()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ restore claim that only the liar registers."""
 
 from __future__ import annotations
 
-import pytest
 from amm_helpers import (
     ENROLLED_AT,
     FRESH,
@@ -16,14 +15,13 @@ from amm_helpers import (
     PRE_ROOT,
     PRESENT,
     SILENT,
-    chain_fixture,
     commitment,
     cycle,
+    deployment_fixtures,
     enroll,
     error_data,
     events,
     plain,
-    start_chain,
     state_root,
 )
 from eth_abi import encode
@@ -32,19 +30,7 @@ from eth_hash.auto import keccak
 T = ENROLLED_AT
 NAMES = ("AgentMeditationRegistry", "LyingMeditationRegistry")
 
-
-@pytest.fixture(scope="module")
-def deployed():
-    chain = start_chain(GENESIS, *NAMES)
-    try:
-        yield chain
-    finally:
-        chain.node.stop()
-
-
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
+deployed, chain = deployment_fixtures(*NAMES, genesis=GENESIS)
 
 
 def both(chain):

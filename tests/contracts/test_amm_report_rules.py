@@ -17,14 +17,13 @@ from amm_helpers import (
     ENROLLED_AT,
     EVENT,
     FAILED,
-    GENESIS,
     PARTIAL,
     PERM_PULSE,
     PERM_REPORT,
     PRE_COMMITMENTS,
     PRE_ROOT,
+    REGISTRY,
     SCHEDULED,
-    chain_fixture,
     commitment,
     cycle,
     enroll,
@@ -32,7 +31,7 @@ from amm_helpers import (
     events,
     plain,
     policy,
-    start_chain,
+    registry_fixtures,
     state_root,
 )
 
@@ -55,32 +54,20 @@ def base(**overrides) -> tuple:
     return cycle(**fields)
 
 
-@pytest.fixture(scope="module")
-def deployed():
-    chain = start_chain(GENESIS, "AgentMeditationRegistry")
-    reg = chain.contracts["AgentMeditationRegistry"]
+def build_history(chain) -> None:
+    """The module's fixture history (see the module docstring), built once on the new chain."""
+    reg = chain.contracts[REGISTRY]
     subject, controller = chain.accounts[1], chain.accounts[2]
-    try:
-        enroll(chain, reg, subject, T, RULES_POLICY, controller=controller, rights=7)
-        chain.transact(reg.functions.setOperator(chain.accounts[3], PERM_REPORT), subject, T + 10)
-        chain.transact(reg.functions.setOperator(chain.accounts[5], PERM_PULSE), subject, T + 20)
-        a = cycle(1, PRE_ROOT, V2, layer_mask=0x01, completed=0x01, trigger=SCHEDULED,
-                  started=T + 100, ended=T + 200)
-        chain.transact(reg.functions.report(subject, a), subject, T + 300)
-        chain.transact(reg.functions.setPolicy(subject, RULES_POLICY), subject, T + 1000)
-        yield chain
-    finally:
-        chain.node.stop()
+    enroll(chain, reg, subject, T, RULES_POLICY, controller=controller, rights=7)
+    chain.transact(reg.functions.setOperator(chain.accounts[3], PERM_REPORT), subject, T + 10)
+    chain.transact(reg.functions.setOperator(chain.accounts[5], PERM_PULSE), subject, T + 20)
+    a = cycle(1, PRE_ROOT, V2, layer_mask=0x01, completed=0x01, trigger=SCHEDULED,
+              started=T + 100, ended=T + 200)
+    chain.transact(reg.functions.report(subject, a), subject, T + 300)
+    chain.transact(reg.functions.setPolicy(subject, RULES_POLICY), subject, T + 1000)
 
 
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def reg(chain):
-    return chain.contracts["AgentMeditationRegistry"]
+deployed, chain, reg = registry_fixtures(setup=build_history)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from amm_helpers import (
     ENROLLED_AT,
-    GENESIS,
     PERM_POLICY,
     PERM_PULSE,
     PERM_REPORT,
@@ -16,7 +15,6 @@ from amm_helpers import (
     RIGHT_FLOOR,
     RIGHT_REVOKE_OPERATORS,
     ZERO_ADDRESS,
-    chain_fixture,
     cycle,
     enroll,
     error_data,
@@ -24,29 +22,13 @@ from amm_helpers import (
     floor,
     plain,
     policy,
-    start_chain,
+    registry_fixtures,
 )
 
 T = ENROLLED_AT
 
 
-@pytest.fixture(scope="module")
-def deployed():
-    chain = start_chain(GENESIS, "AgentMeditationRegistry")
-    try:
-        yield chain
-    finally:
-        chain.node.stop()
-
-
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def reg(chain):
-    return chain.contracts["AgentMeditationRegistry"]
+deployed, chain, reg = registry_fixtures()
 
 
 @pytest.fixture

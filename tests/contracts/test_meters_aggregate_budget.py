@@ -5,7 +5,6 @@ equals spentRoot (the thread's aggregate-budget vector, recomputed here from the
 
 from __future__ import annotations
 
-import pytest
 from amm_helpers import (
     ANCHOR,
     CAP,
@@ -18,29 +17,21 @@ from amm_helpers import (
     D,
     E,
     build_tree,
-    chain_fixture,
-    chain_on,
+    contract_fixture,
+    deployment_fixtures,
     drawn_sums,
     error_data,
     spent_slot,
 )
 
 
-@pytest.fixture(scope="module")
-def deployed(module_anvil):
-    chain = chain_on(module_anvil, "AggregateBudgetMeter")
+def tree(chain) -> None:
+    """Module state: the shared delegation tree (``build_tree``); its rootId as chain.root_id."""
     chain.root_id = build_tree(chain, chain.contracts["AggregateBudgetMeter"])
-    return chain
 
 
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def meter(chain):
-    return chain.contracts["AggregateBudgetMeter"]
+deployed, chain = deployment_fixtures("AggregateBudgetMeter", setup=tree)
+meter = contract_fixture("AggregateBudgetMeter")
 
 
 def test_root_is_created_write_once(chain, meter):

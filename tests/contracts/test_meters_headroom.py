@@ -4,30 +4,27 @@ keccak256(envelopeId ‖ 2)), with the numbers of the thread's live check (10000
 
 from __future__ import annotations
 
-import pytest
-from amm_helpers import chain_fixture, chain_on, error_data, mapping_slot, storage_word
+from amm_helpers import (
+    contract_fixture,
+    deployment_fixtures,
+    error_data,
+    mapping_slot,
+    storage_word,
+)
 from eth_hash.auto import keccak
 
 ENVELOPE = keccak(b"headroom-envelope")
 
 
-@pytest.fixture(scope="module")
-def deployed(module_anvil):
-    chain = chain_on(module_anvil, "HeadroomMeter")
+def open_envelope(chain) -> None:
+    """Module state: principal accounts[1] opens ENVELOPE (10000 / 8000) for accounts[2]."""
     meter = chain.contracts["HeadroomMeter"]
     principal, operator = chain.accounts[1], chain.accounts[2]
     chain.transact(meter.functions.openEnvelope(ENVELOPE, operator, 10000, 8000), principal)
-    return chain
 
 
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def meter(chain):
-    return chain.contracts["HeadroomMeter"]
+deployed, chain = deployment_fixtures("HeadroomMeter", setup=open_envelope)
+meter = contract_fixture("HeadroomMeter")
 
 
 def struct_2_2_1(chain, meter):

@@ -5,7 +5,6 @@ says "within cap"."""
 
 from __future__ import annotations
 
-import pytest
 from amm_helpers import (
     ANCHOR,
     CAP,
@@ -15,8 +14,7 @@ from amm_helpers import (
     B,
     C,
     build_tree,
-    chain_fixture,
-    chain_on,
+    deployment_fixtures,
     drawn_sums,
     error_data,
     spent_slot,
@@ -25,18 +23,14 @@ from amm_helpers import (
 NAMES = ("AggregateBudgetMeter", "LyingAggregateBudgetMeter")
 
 
-@pytest.fixture(scope="module")
-def deployed(module_anvil):
-    chain = chain_on(module_anvil, *NAMES)
+def trees(chain) -> None:
+    """Module state: the shared delegation tree in both meters; its rootId as chain.root_id."""
     roots = {build_tree(chain, chain.contracts[n], SETUP_AT + 1000 * i)
              for i, n in enumerate(NAMES)}
     (chain.root_id,) = roots  # same issuer and salt: the same rootId in both meters
-    return chain
 
 
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
+deployed, chain = deployment_fixtures(*NAMES, setup=trees)
 
 
 def test_overdraw_passes_the_liar_and_its_view_hides_it(chain):

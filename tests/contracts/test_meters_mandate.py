@@ -3,29 +3,20 @@ cumulativeUsed and maxCumulativeValue, use bounded by the max, read back from st
 
 from __future__ import annotations
 
-import pytest
-from amm_helpers import chain_fixture, chain_on, error_data, storage_word
+from amm_helpers import contract_fixture, deployment_fixtures, error_data, storage_word
 from eth_abi import encode
 from eth_hash.auto import keccak
 
 
-@pytest.fixture(scope="module")
-def deployed(module_anvil):
-    chain = chain_on(module_anvil, "MandateMeter")
+def grant_mandate(chain) -> None:
+    """Module state: principal accounts[1] grants agent accounts[2] a mandate of 1000."""
     meter = chain.contracts["MandateMeter"]
     principal, agent = chain.accounts[1], chain.accounts[2]
     chain.transact(meter.functions.grant(agent, 1000), principal)
-    return chain
 
 
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def meter(chain):
-    return chain.contracts["MandateMeter"]
+deployed, chain = deployment_fixtures("MandateMeter", setup=grant_mandate)
+meter = contract_fixture("MandateMeter")
 
 
 def mandate_words(chain, meter, agent, principal):

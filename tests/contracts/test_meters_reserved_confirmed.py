@@ -4,33 +4,30 @@ binding (only the reserver confirms or cancels)."""
 
 from __future__ import annotations
 
-import pytest
-from amm_helpers import chain_fixture, chain_on, error_data, mapping_slot, storage_word
+from amm_helpers import (
+    contract_fixture,
+    deployment_fixtures,
+    error_data,
+    mapping_slot,
+    storage_word,
+)
 from eth_hash.auto import keccak
 
 KEY = keccak(b"envelope-1")
 CAP = 100
 
 
-@pytest.fixture(scope="module")
-def deployed(module_anvil):
-    chain = chain_on(module_anvil, "ReservedConfirmedMeter")
+def open_key(chain) -> None:
+    """Module state: principal accounts[1] opens KEY with CAP; accounts[2] and [3] may reserve."""
     meter = chain.contracts["ReservedConfirmedMeter"]
     principal, agent, other = chain.accounts[1], chain.accounts[2], chain.accounts[3]
     chain.transact(meter.functions.openKey(KEY, CAP), principal)
     chain.transact(meter.functions.setReserver(KEY, agent, True), principal)
     chain.transact(meter.functions.setReserver(KEY, other, True), principal)
-    return chain
 
 
-@pytest.fixture
-def chain(deployed):
-    yield from chain_fixture(deployed)
-
-
-@pytest.fixture
-def meter(chain):
-    return chain.contracts["ReservedConfirmedMeter"]
+deployed, chain = deployment_fixtures("ReservedConfirmedMeter", setup=open_key)
+meter = contract_fixture("ReservedConfirmedMeter")
 
 
 def reserve(chain, meter, who, amount) -> bytes:

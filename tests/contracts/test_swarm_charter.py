@@ -41,6 +41,7 @@ from tests.contracts.swarm_helpers import (
     X_REMOVED,
     ZERO32,
     ZERO_ADDR,
+    acct,
     authorities,
     kid,
     link_and_deploy,
@@ -50,31 +51,16 @@ from tests.contracts.swarm_helpers import (
     seat,
     standard_spec,
     status,
+    swarm_fixtures,
     swarm_record,
 )
+from tests.contracts.swarm_helpers import registry_functions as reg
 
 OBJECTIVE_2 = kid("objective v2")
 COMMITMENT_2 = kid("commitment v2")
 
 
-@pytest.fixture(scope="module")
-def chain(module_anvil):
-    return link_and_deploy(module_anvil)
-
-
-@pytest.fixture(autouse=True)
-def isolated(chain):
-    snap = chain.snapshot()
-    yield
-    chain.revert(snap)
-
-
-def reg(chain):
-    return chain.registry.functions
-
-
-def acct(chain, i):
-    return chain.accounts[i]
+chain, isolated = swarm_fixtures()
 
 
 # --------------------------------------------------------------------------- §8

@@ -7,7 +7,6 @@ Time convention checked here (README): "after T" means block.timestamp > T.
 
 from __future__ import annotations
 
-import pytest
 from eth_hash.auto import keccak
 
 from tests.contracts.swarm_helpers import (
@@ -41,34 +40,18 @@ from tests.contracts.swarm_helpers import (
     X_LEFT,
     X_SWARM_DISSOLVED,
     ZERO32,
+    acct,
     changed_logs,
-    link_and_deploy,
     populated,
     seat,
     standard_spec,
     status,
+    swarm_fixtures,
     swarm_record,
 )
+from tests.contracts.swarm_helpers import registry_functions as fns
 
-
-@pytest.fixture(scope="module")
-def chain(module_anvil):
-    return link_and_deploy(module_anvil)
-
-
-@pytest.fixture(autouse=True)
-def isolated(chain):
-    snap = chain.snapshot()
-    yield
-    chain.revert(snap)
-
-
-def fns(chain):
-    return chain.registry.functions
-
-
-def acct(chain, i):
-    return chain.accounts[i]
+chain, isolated = swarm_fixtures()
 
 
 # --------------------------------------------------------------------------- FORMING -> ACTIVE

@@ -31,10 +31,10 @@ from tests.contracts.swarm_helpers import (
     X_REMOVED,
     X_REPLACED,
     ZERO32,
+    acct,
     authorities,
     changed_logs,
     kid,
-    link_and_deploy,
     member_record,
     phase,
     populated,
@@ -42,30 +42,15 @@ from tests.contracts.swarm_helpers import (
     seat,
     standard_spec,
     status,
+    swarm_fixtures,
     swarm_record,
 )
+from tests.contracts.swarm_helpers import registry_functions as reg
 
 STARVED_GAS = 1_000_000  # the catching module's inner read needs a few million
 
 
-@pytest.fixture(scope="module")
-def chain(module_anvil):
-    return link_and_deploy(module_anvil)
-
-
-@pytest.fixture(autouse=True)
-def isolated(chain):
-    snap = chain.snapshot()
-    yield
-    chain.revert(snap)
-
-
-def reg(chain):
-    return chain.registry.functions
-
-
-def acct(chain, i):
-    return chain.accounts[i]
+chain, isolated = swarm_fixtures()
 
 
 def formed(chain, **overrides) -> bytes:

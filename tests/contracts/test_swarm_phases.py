@@ -5,8 +5,6 @@ and isAuthorized report them.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.contracts.swarm_helpers import (
     A_ROLE,
     ACHIEVED,
@@ -32,37 +30,21 @@ from tests.contracts.swarm_helpers import (
     X_SWARM_DISSOLVED,
     ZERO32,
     ZERO_ADDR,
+    acct,
     authorities,
     changed_logs,
-    link_and_deploy,
     member_record,
     phase,
     populated,
     seat,
     standard_spec,
     status,
+    swarm_fixtures,
     swarm_record,
 )
+from tests.contracts.swarm_helpers import registry_functions as reg
 
-
-@pytest.fixture(scope="module")
-def chain(module_anvil):
-    return link_and_deploy(module_anvil)
-
-
-@pytest.fixture(autouse=True)
-def isolated(chain):
-    snap = chain.snapshot()
-    yield
-    chain.revert(snap)
-
-
-def reg(chain):
-    return chain.registry.functions
-
-
-def acct(chain, i):
-    return chain.accounts[i]
+chain, isolated = swarm_fixtures()
 
 
 def two_phase(chain, admission: int, boundary: int = CLOSED, **overrides) -> bytes:

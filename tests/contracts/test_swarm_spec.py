@@ -53,26 +53,17 @@ from tests.contracts.swarm_helpers import (
     Spec,
     authorities,
     kid,
-    link_and_deploy,
     objective,
     phase,
     role,
+    swarm_fixtures,
     swarm_record,
 )
 
 MAX63 = 2**63 - 1
 
 
-@pytest.fixture(scope="module")
-def chain(module_anvil):
-    return link_and_deploy(module_anvil)
-
-
-@pytest.fixture(autouse=True)
-def isolated(chain):
-    snap = chain.snapshot()
-    yield
-    chain.revert(snap)
+chain, isolated = swarm_fixtures()
 
 
 def accts(chain):

@@ -1,53 +1,20 @@
 """``sai/roster`` through the real CLI at the devnet's ``swarm.*`` moments.
 
-Every run is ``python -m recompute step … --json`` pinned with ``--block-hash``; nothing is
-sent to the devnet. Expected values are what the history script
-(recompute/devnet/history_swarm.py) did, worked out by hand: who was seated, suspended,
-carried, substituted, expelled or left, and how many state-changing calls each swarm took
-(§5.4: one revision per call — form, applyToJoin, admit, join, acceptCharter, activate,
-suspendMember, challenge, enforceRoster, resume, expel, advance, substitute, amend, leave,
-conclude, dissolve; reverted calls and calls to other contracts change nothing).
-Account numbers are anvil dev accounts ``a[i]`` as in the script.
+How each run is made and where the expected values come from: see ``sai_devnet``.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.recipes import sai_devnet
+from tests.recipes.sai_devnet import BAD, GOOD, role_id, view_disagreements
 
 
-def step(manifest, recipe, moment, swarm, *args, registry=None, block_hash=None):
-    """Run one recipe; returns (exit code, the JSON outcome)."""
-    s = manifest["swarm"]["swarms"][swarm]
-    registry = registry or s["registry"]
-    cmd = [sys.executable, "-m", "recompute", "step", recipe, "--rpc", manifest["rpc"],
-           "--block-hash", block_hash or manifest["moments"][f"swarm.{moment}"]["hash"],
-           "--address", manifest["contracts"][registry], "--param", f"swarm={s['id']}",
-           "--json", *args]
-    if registry == "LyingSwarmRegistry":
-        cmd += ["--layout", "swarm-registry-lying"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    if proc.returncode == 64:  # a usage error: one line on stderr, no outcome
-        return 64, {"error": proc.stderr}
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+def step(*args, **kwargs):
+    """``sai_devnet.step`` where a usage error (exit 64) is an outcome, ``(64, {"error": …})``."""
+    return sai_devnet.step(*args, usage_error_ok=True, **kwargs)
 
-
-def role_id(manifest, name: str) -> str:
-    return manifest["swarm"]["roles"][name]
-
-
-def view_disagreements(out) -> list[dict]:
-    return [f for f in out["evidence"]["findings"] if f.get("finding") == "view-disagrees"]
-
-
-GOOD, BAD = (0, "VERIFIED-GOOD"), (1, "VERIFIED-BAD")
 
 # ---- sai/roster -----------------------------------------------------------------------------
 
