@@ -26,6 +26,7 @@ GETH_CONTRACT = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"
 def _pure(name: str, description: str, function: str, inputs: dict, output) -> dict:
     return {"format": "recompute-vector/1", "kind": "pure", "name": name,
             "description": description, "function": function, "inputs": inputs,
+            "headers": {}, "proofs": [], "receipts": {},  # the same format, no chain
             "expected": {"verdict": "VERIFIED-GOOD", "reason": "ok", "output": output}}
 
 
