@@ -9,7 +9,7 @@ Value representation (Python → JSON, see :func:`to_json`):
 - ``bytesN``, ``bytes``, function pointers (external: 24 bytes = address ‖ selector as the
   ABI encodes them; internal: 8 opaque bytes) → ``bytes`` → ``0x``-hex
 - ``string`` → ``str``; not valid UTF-8 → :class:`InvalidUtf8` (``bytes``) →
-  ``{"hex": "0x…", "invalidUtf8": true}``
+  ``{"hex": "0x…", "invalid_utf8": true}``
 - user-defined value types → their underlying type if the descriptor states it
   (``"underlying"``), else raw ``bytes`` (solc's layout output does not say what they wrap)
 - structs → ``dict`` (mapping members omitted, as solc's getters omit them), arrays → ``list``
@@ -218,7 +218,7 @@ def to_json(layout, t: TypeInfo, value):
         return "0x" + bytes(value).hex()
     if t.kind == "string":
         if isinstance(value, InvalidUtf8):
-            return {"hex": "0x" + bytes(value).hex(), "invalidUtf8": True}
+            return {"hex": "0x" + bytes(value).hex(), "invalid_utf8": True}
         return value
     if t.kind == "struct":
         out = {}

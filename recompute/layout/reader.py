@@ -69,7 +69,7 @@ class ReadResult:
             "type": self.type_label,
             "value": value,
             "slots": [hex32(s) for s in self.slots],
-            "slotPaths": {hex32(s): p for s, p in self.slot_paths.items()},
+            "slot_paths": {hex32(s): p for s, p in self.slot_paths.items()},
         }
 
 

@@ -203,7 +203,7 @@ def test_invalid_utf8_string_is_flagged(read_together):
     results, _ = read_together
     value = results["badUtf8"].value
     assert isinstance(value, InvalidUtf8)
-    assert results["badUtf8"].to_json()["value"] == {"hex": "0x41ff42c3", "invalidUtf8": True}
+    assert results["badUtf8"].to_json()["value"] == {"hex": "0x41ff42c3", "invalid_utf8": True}
 
 
 def test_json_forms(zoo, read_together):
