@@ -60,7 +60,9 @@ class RpcClient:
             reply = self._provider.make_request(method, params)
         except (requests.ConnectionError, requests.Timeout) as exc:
             raise Unverifiable(
-                "rpc-unreachable", f"{self.url} did not answer {method}: {_short(exc)}"
+                "rpc-unreachable",
+                f"{self.url} did not answer {method}: {_short(exc)}; check that the node runs "
+                "and the URL is right",
             ) from None
         except requests.HTTPError as exc:
             raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {_short(exc)}") from None
