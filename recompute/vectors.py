@@ -130,15 +130,34 @@ class Result:
     detail: str = ""
 
 
+class MalformedVector(UsageError):
+    """A vector whose content does not have the shape of its kind."""
+
+
 def replay(vector: dict, recipe_override=None) -> dict:
-    """Run a vector offline; returns ``{"verdict", "reason", "derived"|"account"…}``."""
+    """Run a vector offline; returns ``{"verdict", "reason", "derived"|"account"…}``.
+
+    A vector is outside data: content of the wrong shape (a missing key, a list where an object
+    belongs, text that is not hex) raises :class:`MalformedVector`, one line, never a traceback.
+    """
+    try:
+        return _replay(vector, recipe_override)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0][:160]
+        raise MalformedVector(f"vector {vector.get('name')!r} is malformed: {what}") from None
+
+
+def _replay(vector: dict, recipe_override=None) -> dict:
     kind = vector.get("kind")
     if kind == "pure":
         return replay_pure(vector)
-    source = ReplaySource(vector["chain_id"], vector.get("headers", {}), vector.get("proofs", []),
-                          vector.get("receipts", {}), label=f"vector {vector.get('name')}")
     pinned = bytes.fromhex(vector["pinned_block_hash"][2:])
     try:
+        # the recorded node answers are untrusted bytes like any node's: malformed ones make
+        # the replay UNVERIFIABLE (rpc-malformed), exactly as they would live
+        source = ReplaySource(vector["chain_id"], vector.get("headers", {}),
+                              vector.get("proofs", []), vector.get("receipts", {}),
+                              label=f"vector {vector.get('name')}")
         block = anchor_block([source], block_hash=pinned)
         if kind == "proof":
             slots = [int(s, 16) for s in vector["slots"]]
@@ -379,7 +398,10 @@ def verify_paths(paths: list[Path]) -> list[Result]:
 def verify_file(path: Path) -> Result:
     vector = load_json(path)
     check_vector_shape(vector, path)
-    got = replay(vector)
+    try:
+        got = replay(vector)
+    except MalformedVector as exc:
+        return Result(vector.get("name", path.stem), False, str(exc))
     diff = compare(vector, got)
     return Result(vector.get("name", path.stem), not diff, diff)
 
@@ -455,8 +477,14 @@ def tamper(vector: dict) -> list[tuple[str, bool]]:
     """Each data mutation of the vector and whether it made the vector fail (it must)."""
     if (vector.get("expected") or {}).get("verdict") == "UNVERIFIABLE":
         return []  # already unverifiable: mutations cannot be told apart from it
-    return [(label, bool(compare(vector, replay(mutated))))
-            for label, mutated in mutations(vector)]
+    return [(label, _fails(vector, mutated)) for label, mutated in mutations(vector)]
+
+
+def _fails(vector: dict, mutated: dict, recipe_override=None) -> bool:
+    try:
+        return bool(compare(vector, replay(mutated, recipe_override)))
+    except MalformedVector:
+        return True
 
 
 def method_mistakes(vector: dict) -> list[tuple[str, str, bool]]:
@@ -465,7 +493,7 @@ def method_mistakes(vector: dict) -> list[tuple[str, str, bool]]:
     if vector.get("kind") != "step":
         return []
     recipe = get_recipe(vector["recipe"])
-    return [(recipe.name, label, bool(compare(vector, replay(vector, mistaken))))
+    return [(recipe.name, label, _fails(vector, vector, mistaken))
             for label, mistaken in recipe.mistakes().items()]
 
 

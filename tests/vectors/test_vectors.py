@@ -128,3 +128,57 @@ def test_malformed_vectors_are_one_line_exit_64(tmp_path, content, needle):
     result = verify(str(bad))
     assert result.returncode == 64 and needle in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _mutate(node, path: list, value):
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+
+
+def _paths(node, prefix=()):
+    """Every (path, leaf) of a JSON document, depth first."""
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in items:
+        here = (*prefix, key)
+        yield here, value
+        if isinstance(value, dict | list):
+            yield from _paths(value, here)
+
+
+@pytest.mark.parametrize("name", ["devnet/amm-restore-claim-valid.json",
+                                  "geth/geth-account-proof-with-storage.json",
+                                  "pure/amm-jcs-row-1.json"])
+def test_malformed_vector_content_never_verifies_nor_crashes(name):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from recompute.vectors import MalformedVector, compare
+
+    original = load_json(VECTORS / name)
+    places = [p for p, _ in _paths(original) if p[0] not in ("description", "name")]
+    junk = st.sampled_from([None, 7, "0xzz", "", [], {}, "0x" + "00" * 32, True])
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(place=st.sampled_from(places), value=junk)
+    def check(place, value):
+        vector = json.loads(json.dumps(original))
+        _mutate(vector, list(place), value)
+        if vector == original:
+            return
+        try:
+            got = replay(vector)
+        except MalformedVector:
+            return  # refused as malformed: fine
+        except Exception as exc:  # the CLI turns UsageError into one line; nothing else
+            from recompute.errors import UsageError
+
+            assert isinstance(exc, UsageError), repr(exc)
+            return
+        # a replay that ran: if the mutated vector still passes, its outcome must be the
+        # original's (the change was immaterial); a change can never make a vector pass with
+        # another outcome
+        if not compare(vector, got):
+            assert not compare(original, got), (place, value, got)
+
+    check()
