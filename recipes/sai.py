@@ -168,21 +168,25 @@ def roster_from_records(record: dict, min_members: int, roles: list[dict],
 # ---- §5.4 revision log ----------------------------------------------------------------------
 
 
-def revision_check(revision: int, revisions_seen: list[int]) -> dict:
+def revision_check(revision: int, revisions_seen: list[int],
+                   revision_at_from: int | None = None) -> dict:
     """§5.4: every state-changing call increments ``revision`` and emits
     ``Changed(swarmId, revision, …)``; revisions are strictly increasing per swarm.
 
     ``revisions_seen`` are the revision numbers of the receipt-proven Changed events after the
-    from block, in chain order. The runner anchors one block per step and cannot prove storage
-    at an ancestor, so the revision at the from block is derived from the events themselves:
-    the first event after it carries ``r_from + 1`` (§5.4: each call increments by one and
-    emits its new revision), so ``r_from = first - 1``; with no event, nothing changed and
-    ``r_from`` is the current revision. Consistent iff the events carry exactly
-    ``r_from + 1 … r_from + n`` and the proven ``revision`` is ``r_from + n``: a gap, a repeat
-    or a stored counter that ran ahead of (or behind) its events is a finding.
+    from block, in chain order; ``revision_at_from`` is the revision proven from storage at the
+    from block. Without it (a caller with no proof at that block), it is derived from the
+    events: the first event after the from block carries ``r_from + 1`` (each call increments
+    by one and emits its new revision), and with no event ``r_from`` is the current revision.
+    Consistent iff the events carry exactly ``r_from + 1 … r_from + n`` and the proven
+    ``revision`` is ``r_from + n``: a gap, a repeat, or a stored counter that ran ahead of (or
+    behind) its events is a finding.
     """
     n = len(revisions_seen)
-    r_from = revisions_seen[0] - 1 if n else revision
+    if revision_at_from is not None:
+        r_from = revision_at_from
+    else:
+        r_from = revisions_seen[0] - 1 if n else revision
     findings = []
     for i, seen in enumerate(revisions_seen, start=1):
         if seen != r_from + i:
@@ -413,12 +417,8 @@ class Roster(Recipe):
 @register
 class Revision(Recipe):
     """§5.4: the revision strictly increased since ``from_block`` and equals its value there
-    plus the number of receipt-proven Changed events of the swarm after that block.
-
-    The runner anchors one block per step and cannot prove storage at an ancestor block, so
-    ``revision_at_from`` is derived from the events: the first Changed event after the from
-    block carries r_from + 1 (each event carries the revision it produced, §5.4).
-    """
+    (proven from storage at that block, tied to the pinned one by parentHash links) plus the
+    number of receipt-proven Changed events of the swarm after that block."""
 
     name = "sai/revision"
     help = "revision increased since from_block by exactly the proven Changed events."
@@ -432,9 +432,10 @@ class Revision(Recipe):
         start = _from_block(p, clock)
         rec = f"{base}.record.revision"
         revision = (yield Reads([rec]))[rec]
+        at_from = (yield Reads([rec], block=start))[rec]
         events = yield Logs(CHANGED, start + 1, (_swarm_topic(p),))
         seen = [int.from_bytes(log.topics[2], "big") for log in events]
-        result = revision_check(revision, seen)
+        result = revision_check(revision, seen, at_from)
         findings = result.pop("findings")
         result["first_event_block"] = events[0].block_number if events else None
         return Derivation(

@@ -40,9 +40,13 @@ from recompute.errors import UsageError
 
 @dataclass(frozen=True)
 class Reads:
-    """Layout paths of the recipe's contract; answered with ``{path: decoded value}``."""
+    """Layout paths of the recipe's contract; answered with ``{path: decoded value}``.
+
+    ``block``: read at that earlier block instead of the pinned one (its header tied to the
+    pinned block by parentHash links, its storage proven against its own stateRoot)."""
 
     paths: list[str]
+    block: int | None = None
 
 
 @dataclass(frozen=True)

@@ -53,23 +53,34 @@ class Runner:
 
     # ---- reads ------------------------------------------------------------------------
 
-    def read(self, paths: list[str]) -> dict[str, Any]:
-        results, known, requests = prove_paths(self.block, self.address, self.layout, paths)
-        self.trace.stats.requests += requests
-        return self.record_reads(results, known)
+    def block_at(self, number: int | None) -> AnchoredBlock:
+        """The pinned block, or an ancestor tied to it by parentHash links."""
+        if number is None or number == self.block.number:
+            return self.block
+        return next(b for b in self._blocks_down_to(number) if b.number == number)
 
-    def record_reads(self, results: list, known: dict[int, int]) -> dict[str, Any]:
+    def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
+        at = self.block_at(block)
+        results, known, requests = prove_paths(at, self.address, self.layout, paths)
+        self.trace.stats.requests += requests
+        return self.record_reads(results, known, at)
+
+    def record_reads(self, results: list, known: dict[int, int],
+                     at: AnchoredBlock | None = None) -> dict[str, Any]:
         """Put proven ReadResults in this runner's trace; returns ``{path: value}``."""
         out = {}
         for result in results:
             out[result.path] = result.value
             for slot in result.slots:
-                self.trace.reads.append({
+                entry = {
                     "address": "0x" + self.address.hex(),
                     "slot": f"0x{slot:064x}",
                     "value": f"0x{known[slot]:064x}",
                     "path": result.slot_paths.get(slot, result.path),
-                })
+                }
+                if at is not None and at is not self.block:
+                    entry["block"] = at.number  # read at an ancestor of the pinned block
+                self.trace.reads.append(entry)
         return out
 
     def slots(self, request: Slots) -> dict[int, int]:
@@ -122,7 +133,7 @@ class Runner:
     def answer(self, request, recipe: Recipe):
         """Prove what one yielded request asks for."""
         if isinstance(request, Reads):
-            return self.read(request.paths)
+            return self.read(request.paths, request.block)
         if isinstance(request, Slots):
             return self.slots(request)
         if isinstance(request, Logs):
@@ -251,21 +262,23 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
 
 
 def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, Any]:
-    groups: dict[tuple[bytes, str], list[int]] = {}
+    groups: dict[tuple[bytes, str, int | None], list[int]] = {}
     for i in reads:
-        groups.setdefault((jobs[i].address, jobs[i].layout.name), []).append(i)
+        at = reads[i].block if reads[i].block != block.number else None
+        groups.setdefault((jobs[i].address, jobs[i].layout.name, at), []).append(i)
     out: dict[int, Any] = {}
-    for (address, _), members in groups.items():
+    for (address, _, at_number), members in groups.items():
         paths = [p for i in members for p in reads[i].paths]
         try:
-            results, known, requests = prove_paths(block, address, jobs[members[0]].layout, paths)
+            at = runners[members[0]].block_at(at_number)
+            results, known, requests = prove_paths(at, address, jobs[members[0]].layout, paths)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
         except UsageError:
             for i in members:  # one job's bad path must not sink the others: read alone
                 try:
-                    out[i] = runners[i].read(reads[i].paths)
+                    out[i] = runners[i].read(reads[i].paths, reads[i].block)
                 except (Unverifiable, UsageError) as exc:
                     out[i] = exc
             continue
@@ -273,7 +286,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
         for i in members:
             runners[i].trace.stats.requests += requests
             out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
-                                             known)
+                                             known, at)
     return out
 
 

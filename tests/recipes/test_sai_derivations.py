@@ -264,3 +264,13 @@ def test_load_pack_refuses_duplicates_and_non_objects(tmp_path):
     big.write_text('{"n": 9007199254740993}')  # beyond the I-JSON integer range
     with pytest.raises(UsageError, match="RFC 8785"):
         pack_digests(load_pack(big))
+
+
+def test_revision_at_from_proven_from_storage_is_used():
+    # storage said 3 at the from block; the events carry 4 and 5; stored now 5: consistent
+    got = revision_check(5, [4, 5], revision_at_from=3)
+    assert (got["revision_at_from"], got["consistent"], got["increased"]) == (3, True, True)
+    # storage said 2 at the from block, but the first event carries 4: an event is missing
+    got = revision_check(5, [4, 5], revision_at_from=2)
+    assert got["consistent"] is False
+    assert {f["finding"] for f in got["findings"]} == {"revision-sequence", "revision-count"}

@@ -46,6 +46,9 @@ def test_revision(devnet, pin, swarm, since, revision, r_from):
     assert derived["consistent"] is True and derived["increased"] is True
     assert (rc, out["verdict"]) == GOOD
     assert out["evidence"]["findings"] == []  # getSwarm's revision agrees
+    # the revision at the from block is proven from storage there, not inferred
+    at_from = [r for r in out["evidence"]["reads"] if r.get("block") == from_block]
+    assert at_from and all(r["path"].endswith("record.revision") for r in at_from)
 
 
 def test_revision_unchanged_is_bad(devnet):
