@@ -198,7 +198,9 @@ def _unembed_params(params: dict, tmp: Path) -> dict[str, str]:
 
 def compare(vector: dict, got: dict) -> str:
     """Empty when ``got`` reproduces the vector's expectation, else what differs."""
-    expected = vector.get("expected") or {}
+    expected = vector.get("expected")
+    if not isinstance(expected, dict):
+        return "the vector's 'expected' is not an object"
     diffs = []
     for key in sorted(set(expected) | {"verdict", "reason"}):
         if key in ("verdict", "reason"):
@@ -286,6 +288,11 @@ def check_vector_shape(vector: dict, path: Path) -> None:
     missing = [key for key in required if key not in vector]
     if missing:
         raise UsageError(f"{path}: the vector lacks {', '.join(missing)}")
+    expected = vector["expected"]
+    if not isinstance(expected, dict) or expected.get("verdict") not in (
+            "VERIFIED-GOOD", "VERIFIED-BAD", "UNVERIFIABLE"):
+        raise UsageError(f"{path}: 'expected' must be an object with a verdict of "
+                         "VERIFIED-GOOD, VERIFIED-BAD or UNVERIFIABLE")
 
 
 @dataclass
@@ -475,7 +482,8 @@ def _change_first_leaf(node) -> bool:
 
 def tamper(vector: dict) -> list[tuple[str, bool]]:
     """Each data mutation of the vector and whether it made the vector fail (it must)."""
-    if (vector.get("expected") or {}).get("verdict") == "UNVERIFIABLE":
+    if not isinstance(vector.get("expected"), dict) or \
+            vector["expected"].get("verdict") == "UNVERIFIABLE":
         return []  # already unverifiable: mutations cannot be told apart from it
     return [(label, _fails(vector, mutated)) for label, mutated in mutations(vector)]
 

@@ -159,7 +159,7 @@ def test_malformed_vector_content_never_verifies_nor_crashes(name):
     places = [p for p, _ in _paths(original) if p[0] not in ("description", "name")]
     junk = st.sampled_from([None, 7, "0xzz", "", [], {}, "0x" + "00" * 32, True])
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(place=st.sampled_from(places), value=junk)
     def check(place, value):
         vector = json.loads(json.dumps(original))
