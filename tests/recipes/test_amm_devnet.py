@@ -171,3 +171,19 @@ def test_bad_recipe_usage_is_exit_64(devnet):
              *args[1:]], capture_output=True, text=True, timeout=60)
         assert result.returncode == 64, (args, result.stdout, result.stderr)
         assert needle in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_pruned_block_is_state_unavailable():
+    """A recipe at a block whose state the node no longer keeps: UNVERIFIABLE, and the line
+    says what to do."""
+    with Anvil(extra_args=["--prune-history"]) as node:
+        for _ in range(300):
+            node.rpc("evm_mine")
+        result = subprocess.run(
+            [sys.executable, "-m", "recompute", "step", "amm/layer-status", "--rpc", node.url,
+             "--block", "1", "--address", "0x" + "11" * 20, "--param",
+             "subject=0x" + "22" * 20, "--param", "layer=0", "--json"],
+            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    out = json.loads(result.stdout)
+    assert out["reason"] == "state-unavailable" and "archive node" in out["detail"]
