@@ -99,3 +99,21 @@ def test_a_healthy_range_exits_0_and_a_dead_node_2(devnet, tmp_path):
     code, lines, err = watch("--rpc", dead, "--config", str(config), "--from", "1", "--to", "2")
     assert (code, lines) == (2, [])
     assert "rpc-unreachable" in err.strip().splitlines()[-1]
+
+
+def test_unverifiable_blocks_in_a_range_exit_2(tmp_path):
+    """Old blocks whose state a pruning node dropped: UNVERIFIABLE lines, no BAD, exit 2."""
+    from recompute.devnet.anvil import Anvil
+
+    config = write_config(tmp_path / "checks.toml", [{
+        "name": "empty-meter", "recipe": "8312/cap-conservation", "address": "0x" + "11" * 20,
+        "params": {"shape": "cap:100", "key": "0x" + "22" * 32}}])
+    with Anvil(extra_args=["--prune-history"]) as node:
+        for _ in range(300):
+            node.rpc("evm_mine")
+        code, lines, err = watch("--rpc", node.url, "--config", str(config), "--from", "1",
+                                 "--to", "3", "--workers", "1")
+    assert code == 2
+    assert [(x["block"], x["verdict"], x["reason"]) for x in lines] == [
+        (n, "UNVERIFIABLE", "state-unavailable") for n in (1, 2, 3)]
+    assert "empty-meter" in err
