@@ -62,8 +62,8 @@ WORD = 1 << 256
 @dataclass(frozen=True)
 class Shape:
     """A parsed ``--param shape=``: ``kind`` is ``cap``, ``struct``, ``reserved-confirmed``,
-    ``headroom`` or ``mandate``; ``cap`` the literal cap of ``cap:N``; ``slot``, ``aggregate``
-    and ``cap_offset`` the S, A and C of ``struct:S:A:C``."""
+    ``headroom``, ``mandate`` or ``aggregate-budget``; ``cap`` the literal cap of ``cap:N``;
+    ``slot``, ``aggregate`` and ``cap_offset`` the S, A and C of ``struct:S:A:C``."""
 
     kind: str
     cap: int | None = None
@@ -72,7 +72,7 @@ class Shape:
     cap_offset: int | None = None
 
 
-NAMED_SHAPES = ("reserved-confirmed", "headroom", "mandate")
+NAMED_SHAPES = ("reserved-confirmed", "headroom", "mandate", "aggregate-budget")
 _NUMBER = r"(0x[0-9a-fA-F]+|[0-9]+)"
 
 
@@ -136,9 +136,12 @@ class CapConservation(Recipe):
         Param("key", "bytes32", "the cursor / envelope key (not for shape=mandate)",
               required=False),
         Param("shape", "str", "cap:N | struct:S:A:C | reserved-confirmed | headroom (with "
-              "--layout meter-headroom) | mandate (with --layout meter-mandate)"),
+              "--layout meter-headroom) | mandate (with --layout meter-mandate) | "
+              "aggregate-budget (with --layout meter-aggregate-budget)"),
         Param("agent", "address", "shape=mandate: the mandate's agent", required=False),
         Param("principal", "address", "shape=mandate: the mandate's principal",
+              required=False),
+        Param("period", "uint", "shape=aggregate-budget: the period index (key = the rootId)",
               required=False),
     )
     layout = "meter-reserved-confirmed"
@@ -161,6 +164,9 @@ class CapConservation(Recipe):
                 raise UsageError(f"shape={p['shape']} needs --param key=<bytes32>")
             if p["agent"] is not None or p["principal"] is not None:
                 raise UsageError("agent and principal are parameters of shape=mandate only")
+        if (shape.kind == "aggregate-budget") != (p["period"] is not None):
+            raise UsageError("shape=aggregate-budget needs --param period=N (and key = the "
+                             "rootId); period belongs to that shape only")
         return shape
 
     def plan(self, p, clock):
@@ -182,6 +188,12 @@ class CapConservation(Recipe):
         elif shape.kind == "headroom":
             paths = [f"cursorValues[{key}].cumulativeTurnover",
                      f"cursorValues[{key}].maxCumulativeTurnover"]
+            got = yield Reads(paths)
+            result = cap_conservation(got[paths[0]], got[paths[1]])
+        elif shape.kind == "aggregate-budget":
+            # §5.1: spentRoot[rootId][periodIndex] is the one conserved meter, cap[rootId] its
+            # bound (with --layout meter-aggregate-budget or -lying)
+            paths = [f"spentRoot[{key}][{p['period']}]", f"cap[{key}]"]
             got = yield Reads(paths)
             result = cap_conservation(got[paths[0]], got[paths[1]])
         else:  # mandate
@@ -213,6 +225,14 @@ class CapConservation(Recipe):
                 ViewCheck("withinCap(address,address)", args, types, ("bool",),
                           lambda r, d: {"within_cap": (r[0], d["within_cap"])}),
                 ViewCheck("remaining(address,address)", args, types, ("uint256",),
+                          lambda r, d: {"remaining": (r[0], remaining(d))}),
+            ]
+        if shape.kind == "aggregate-budget":
+            args, types = (_bytes32(p["key"]), p["period"]), ("bytes32", "uint256")
+            return [
+                ViewCheck("withinCap(bytes32,uint256)", args, types, ("bool",),
+                          lambda r, d: {"within_cap": (r[0], d["within_cap"])}),
+                ViewCheck("remainingInPeriod(bytes32,uint256)", args, types, ("uint256",),
                           lambda r, d: {"remaining": (r[0], remaining(d))}),
             ]
         key = (_bytes32(p["key"]),)

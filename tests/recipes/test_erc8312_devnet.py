@@ -300,3 +300,24 @@ def test_the_threads_struct_command_then_a_stopped_node(anvil):
     anvil.stop()
     code, out = run_step(*args)
     assert (code, out["verdict"], out["reason"]) == (2, "UNVERIFIABLE", "rpc-unreachable")
+
+
+@pytest.mark.parametrize("moment,contract,layout,tree,code,aggregate", [
+    # honest meter, period 0 after A 40, B 40 (C's 40 refused), C 20: 100 of 100
+    ("meter.period-1", "AggregateBudgetMeter", "meter-aggregate-budget", "aggregate", 0, 100),
+    # the lying meter after 40 + 40 and the owner's overdraw of 40: 120 of 100
+    ("meter.over-cap", "LyingAggregateBudgetMeter", "meter-aggregate-budget-lying",
+     "aggregate_lying", 1, 120),
+])
+def test_aggregate_budget_shape_reads_spent_root_and_cap(meters, moment, contract, layout, tree,
+                                                         code, aggregate):
+    at, section, _ = meters
+    root = section[tree]["trees"]["tree-1"]["root_id"]
+    rc, out = at(moment, contract, CAP, "--layout", layout, "--param", "shape=aggregate-budget",
+                 "--param", f"key={root}", "--param", "period=0", "--compare-views")
+    assert rc == code
+    assert out["evidence"]["derived"]["aggregate"] == str(aggregate)
+    assert out["evidence"]["derived"]["cap"] == "100"
+    disagreements = [f for f in out["evidence"]["findings"] if f["finding"] == "view-disagrees"]
+    # only the liar's withinCap view says "within cap" while storage is over it
+    assert bool(disagreements) is (contract == "LyingAggregateBudgetMeter")
