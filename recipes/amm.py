@@ -32,12 +32,20 @@ def jcs(document) -> bytes:
     return rfc8785.dumps(document)
 
 
-def layer_commitment(layer: int, schema: str, document, salt: bytes = bytes(32)) -> bytes:
-    """keccak256(abi.encode(TAG, uint8 layer, keccak256(schema), keccak256(JCS(doc)), salt))."""
+def commitment_from_hashes(layer: int, schema_hash: bytes, content_hash: bytes,
+                           salt: bytes) -> bytes:
+    """keccak256(abi.encode(TAG_LAYER_COMMITMENT, uint8 layer, schemaHash, contentHash, salt))."""
     return keccak256(abi_encode(
         ["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
-        [TAG_LAYER_COMMITMENT, layer, keccak256(schema.encode()), keccak256(jcs(document)), salt],
+        [TAG_LAYER_COMMITMENT, layer, schema_hash, content_hash, salt],
     ))
+
+
+def layer_commitment(layer: int, schema: str, document, salt: bytes = bytes(32)) -> bytes:
+    """The commitment to a layer state document: schemaHash = keccak256(schema), contentHash =
+    keccak256(JCS(document))."""
+    return commitment_from_hashes(layer, keccak256(schema.encode()), keccak256(jcs(document)),
+                                  salt)
 
 
 def compute_root(commitments) -> bytes:

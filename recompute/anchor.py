@@ -121,17 +121,8 @@ def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int
             f"--block {number} is above the checkpoint's block {top.number}: "
             "a checkpoint anchors blocks at or below it"
         )
-    header = top
-    while header.number > number:
-        parent = _fetch_header(source, header.parent_hash)
-        if parent.hash != header.parent_hash or parent.number != header.number - 1:
-            raise Unverifiable(
-                "header-mismatch",
-                f"{source.label} returned for the parent of block {header.number} a header "
-                f"that hashes to 0x{parent.hash.hex()} (block {parent.number}), not "
-                f"0x{header.parent_hash.hex()}",
-            )
-        header = parent
+    top_block = AnchoredBlock(_SEAL, top, Anchor("block-hash", {}), source.chain_id(), source)
+    header = ancestors(top_block, number)[-1].header  # every parent link re-hashed
     anchor = Anchor(
         "checkpoint",
         {

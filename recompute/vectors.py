@@ -226,12 +226,9 @@ def _pure_functions() -> dict[str, Callable[..., Any]]:
         return {"canonical": canonical.decode(), "keccak256": "0x" + keccak256(canonical).hex()}
 
     def layer_commitment_from_hashes(layer, schema_hash, content_hash, salt) -> str:
-        from eth_abi import encode
-
-        return "0x" + keccak256(encode(
-            ["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
-            [amm.TAG_LAYER_COMMITMENT, layer, bytes.fromhex(schema_hash[2:]),
-             bytes.fromhex(content_hash[2:]), bytes.fromhex(salt[2:])])).hex()
+        return "0x" + amm.commitment_from_hashes(
+            layer, bytes.fromhex(schema_hash[2:]), bytes.fromhex(content_hash[2:]),
+            bytes.fromhex(salt[2:])).hex()
 
     def state_root(commitments) -> str:
         return "0x" + amm.compute_root([bytes.fromhex(c[2:]) for c in commitments]).hex()
@@ -519,6 +516,3 @@ def tamper_all(vectors: list[dict]) -> list[str]:
                    for (recipe, label), detected in sorted(pinned.items()) if not detected]
     return undetected
 
-
-def normalise_value(value):  # re-exported for tests
-    return normalise(value)
