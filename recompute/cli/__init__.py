@@ -3,10 +3,16 @@
 Exit codes (docs/design.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage.
 Every error a user can provoke ends as one line on stderr and the right code, never a
 traceback.
+
+Command modules load lazily (README §Performance): ``recompute step …`` imports the step
+module and what it needs, never the devnet's web3 or the watch; ``--help`` lists every command
+from :data:`COMMANDS` without importing any (tests/core/test_cli_lazy.py keeps that table equal
+to the commands' own help).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -15,29 +21,60 @@ from recompute import __version__
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, EXIT_USAGE
 
+# name -> (module that adds it to `cli`, first paragraph of its help: what --help shortens)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("demo_cmd", "Bring the devnet up, prove and re-derive at named moments, show lying "
+                         "views; stop."),
+    "devnet": ("devnet_cmd", "Start or stop the devnet: anvil with the reference registries and "
+                             "a scripted history."),
+    "layout": ("layout_cmd", "Storage-layout descriptors: import from solc output, show, derive "
+                             "slots."),
+    "proof": ("proof_cmd", "Prove an account and storage slots against a pinned header "
+                           "(EIP-1186)."),
+    "read": ("read_cmd", "Prove and decode storage variables by path, e.g. "
+                         "'checkpoints[0xab..][2]'."),
+    "recipes": ("recipes_cmd", "List every recipe with its parameters."),
+    "step": ("recipes_cmd", "Run one recipe at one anchored block: prove, decode, re-derive, "
+                            "judge."),
+    "vectors": ("vectors_cmd", "Capture a step as a self-contained vector; verify vectors "
+                               "offline."),
+    "watch": ("watch_cmd", "Evaluate checks at every block: follow the head, or audit --from N "
+                           "--to M."),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when asked for by name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            importlib.import_module(f"recompute.cli.{COMMANDS[name][0]}")
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in COMMANDS and name not in self.commands:
+                text = click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)
+            else:  # already imported (or added by a plugin): its own help
+                text = self.commands[name].get_short_help_str(limit)
+            rows.append((name, text))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="recompute")
 def cli() -> None:
     """Re-derive what agent registries claim, from storage proofs rooted in a pinned header."""
 
 
-def _register_commands() -> None:
-    # One import per command module; each module adds its commands to `cli`.
-    from recompute.cli import (  # noqa: F401
-        demo_cmd,
-        devnet_cmd,
-        layout_cmd,
-        proof_cmd,
-        read_cmd,
-        recipes_cmd,
-        vectors_cmd,
-        watch_cmd,
-    )
-
-
 def main(argv: list[str] | None = None) -> None:
-    _register_commands()
     try:
         code = cli.main(args=argv, prog_name="recompute", standalone_mode=False)
     except click.exceptions.Exit as done:

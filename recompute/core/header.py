@@ -14,8 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cached_property
 
-import rlp
-
+from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import keccak256
@@ -113,7 +112,7 @@ class Header:
 
     @cached_property
     def encoded(self) -> bytes:
-        return rlp.encode(self.rlp_items())
+        return rlpcodec.encode(self.rlp_items())
 
     @cached_property
     def hash(self) -> bytes:
@@ -133,8 +132,8 @@ class Header:
         if not isinstance(data, bytes | bytearray) or len(data) > _MAX_HEADER_BYTES:
             raise _malformed("header RLP is not bytes or is too large")
         try:
-            items = rlp.decode(bytes(data), strict=True)
-        except rlp.exceptions.DecodingError as exc:
+            items = rlpcodec.decode(bytes(data))
+        except rlpcodec.RlpError as exc:
             raise _malformed(f"header RLP does not decode: {_first_line(exc)}") from None
         return cls.from_rlp_items(items)
 

@@ -14,8 +14,7 @@ bytes are embedded in their parent and are not in the list. A list with anything
 
 from __future__ import annotations
 
-import rlp
-
+from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable
 from recompute.core.keccak import EMPTY_TRIE_ROOT, keccak256
 
@@ -54,8 +53,8 @@ def _load_node(text: object) -> tuple[bytes, list]:
     if not raw or len(raw) > _MAX_NODE_BYTES:
         raise InvalidProof("proof node is empty or oversized")
     try:
-        items = rlp.decode(raw, strict=True)
-    except rlp.exceptions.DecodingError:
+        items = rlpcodec.decode(raw)
+    except rlpcodec.RlpError:
         raise InvalidProof(f"proof node is not canonical RLP: {text[:40]}...") from None
     if not isinstance(items, list):
         raise InvalidProof("proof node is an RLP string, not a node")
@@ -155,7 +154,7 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
 
 def _child_ref(child: object) -> bytes | list:
     if isinstance(child, list):
-        if len(rlp.encode(child)) >= 32:
+        if len(rlpcodec.encode(child)) >= 32:
             raise InvalidProof("an embedded node is 32 bytes or longer")
         return child
     if isinstance(child, bytes) and len(child) == 32:

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-import rlp
-
+from recompute.core import rlpcodec
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_data, parse_quantity
@@ -152,8 +151,8 @@ def verify_account_proof(
 def _decode_account(leaf: bytes) -> tuple[int, int, bytes, bytes]:
     """The state trie's leaf: rlp([nonce, balance, storageRoot, codeHash])."""
     try:
-        items = rlp.decode(leaf, strict=True)
-    except rlp.exceptions.DecodingError:
+        items = rlpcodec.decode(leaf)
+    except rlpcodec.RlpError:
         raise InvalidProof("the account leaf is not canonical RLP") from None
     if not isinstance(items, list) or len(items) != 4 or not all(
         isinstance(item, bytes) for item in items

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import rlp
-from trie import HexaryTrie
-
+from recompute.core import rlpcodec
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_data, parse_quantity
@@ -102,7 +100,7 @@ def encode_receipt(receipt: object) -> bytes:
             [parse_data(t, "log.topic", _malformed, 32) for t in log["topics"]],
             parse_data(log.get("data"), "log.data", _malformed),
         ])
-    body = rlp.encode([outcome, cumulative, bloom, encoded_logs])
+    body = rlpcodec.encode([outcome, cumulative, bloom, encoded_logs])
     return body if tx_type == 0 else bytes([tx_type]) + body
 
 
@@ -110,9 +108,11 @@ def receipts_root(encoded: list[bytes]) -> bytes:
     """Root of the trie {rlp(i): receipt_i} (py-trie builds it)."""
     if not encoded:
         return EMPTY_TRIE_ROOT
+    from trie import HexaryTrie  # only event recipes build a receipts trie
+
     trie = HexaryTrie({})
     for index, receipt in enumerate(encoded):
-        trie[rlp.encode(index)] = receipt
+        trie[rlpcodec.encode(index)] = receipt
     return trie.root_hash
 
 

@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from eth_hash.auto import keccak
-
 from recompute.core.errors import UsageError
+from recompute.core.keccak import keccak256 as keccak
 from recompute.layout import decode
 from recompute.layout.descriptor import Layout
 from recompute.layout.resolve import Location, hex32, resolve

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from eth_hash.auto import keccak
-
 from recompute.core.errors import UsageError
+from recompute.core.keccak import keccak256 as keccak
 from recompute.layout.decode import key_preimage
 from recompute.layout.descriptor import Layout
 from recompute.layout.paths import IndexStep, MemberStep, Path, parse_path

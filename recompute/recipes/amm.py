@@ -12,9 +12,8 @@ import json
 from pathlib import Path
 
 import rfc8785
-from eth_abi import decode as abi_decode
-from eth_abi import encode as abi_encode
 
+from recompute.core.abiword import encode_static
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
@@ -43,7 +42,7 @@ def jcs(document) -> bytes:
 def commitment_from_hashes(layer: int, schema_hash: bytes, content_hash: bytes,
                            salt: bytes) -> bytes:
     """keccak256(abi.encode(TAG_LAYER_COMMITMENT, uint8 layer, schemaHash, contentHash, salt))."""
-    return keccak256(abi_encode(
+    return keccak256(encode_static(
         ["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
         [TAG_LAYER_COMMITMENT, layer, schema_hash, content_hash, salt],
     ))
@@ -60,7 +59,7 @@ def compute_root(commitments) -> bytes:
     """root = keccak256(abi.encode(TAG_STATE_ROOT, c0, c1, c2, c3))."""
     if len(commitments) != 4:
         raise ValueError("a state root commits to exactly four layers")
-    return keccak256(abi_encode(["bytes32"] * 5, [TAG_STATE_ROOT, *commitments]))
+    return keccak256(encode_static(["bytes32"] * 5, [TAG_STATE_ROOT, *commitments]))
 
 
 # ---- AMM §Policy and floor, §Status derivation ---------------------------------------------
@@ -288,6 +287,8 @@ CYCLE_RECORDED = keccak256(
 
 def decode_cycle_recorded(log) -> dict:
     """The CycleRecorded event (AMM §Events) of a proven log."""
+    from eth_abi import decode as abi_decode  # dynamic tuple: imported only where needed
+
     base, new, report, changed, recorded_at, submitter = abi_decode(
         ["uint64", "uint64", CYCLE_REPORT, "uint8", "uint48", "address"], log.data)
     return {

@@ -18,9 +18,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from eth_abi import decode as abi_decode
-from eth_abi import encode as abi_encode
-
 from recompute.core.anchor import AnchoredBlock, ancestors
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.keccak import keccak256
@@ -371,6 +368,9 @@ def _json_value(value: Any) -> Any:
 def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes,
                        derived: dict) -> list[dict]:
     """Call each view the recipe names at the same block; record agreement per value."""
+    from eth_abi import decode as abi_decode  # only --compare-views needs the full ABI codec
+    from eth_abi import encode as abi_encode
+
     out = []
     for check in recipe.views(params):
         selector = keccak256(check.signature.encode())[:4]
