@@ -9,7 +9,8 @@ bytes are embedded in their parent and are not in the list. A list with anything
 (missing, extra, reordered or foreign nodes) is an invalid proof.
 
 :class:`NodeCache` decodes and hashes each distinct node once, however many keys of one
-``eth_getProof`` answer share it: the upper levels of a storage trie are in every proof.
+``eth_getProof`` answer, chunk or block share it: the upper levels of a storage trie are in
+every proof.
 """
 
 from __future__ import annotations
@@ -27,20 +28,42 @@ class InvalidProof(Unverifiable):
 
 
 class NodeCache:
-    """Proof nodes by their hex text: ``(keccak256(node), decoded items)``, computed once."""
+    """Proof nodes by their hex text: ``(keccak256(node), decoded items)``, computed once.
 
-    __slots__ = ("_nodes", "hashed")
+    The value is a pure function of the key (the node's own bytes), so one cache can serve
+    every answer of every block: a node whose bytes repeat (the upper levels of a storage
+    trie, in every key's proof and in every chunk; unchanged subtrees from block to block) is
+    hashed and decoded once. Memory stays flat: only nodes in the first :attr:`depth` places
+    of a proof are kept (deeper ones belong to one key or a few), and the whole cache is
+    dropped when it holds :attr:`limit` nodes.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_nodes", "hashed", "depth", "limit")
+
+    def __init__(self, depth: int = 6, limit: int = 1 << 17) -> None:
         self._nodes: dict[str, tuple[bytes, list]] = {}
-        self.hashed = 0  # distinct nodes hashed and decoded so far
+        self.hashed = 0  # nodes hashed and decoded so far
+        self.depth = depth
+        self.limit = limit
 
-    def get(self, text: str) -> tuple[bytes, list]:
+    def get(self, text: str, index: int = 0) -> tuple[bytes, list]:
         entry = self._nodes.get(text)
         if entry is None:
-            entry = self._nodes[text] = _load_node(text)
+            entry = _load_node(text)
             self.hashed += 1
+            if index < self.depth:
+                if len(self._nodes) >= self.limit:
+                    self._nodes.clear()
+                self._nodes[text] = entry
         return entry
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+
+# One cache for the process (see NodeCache): sound to share, since a node's hash and items
+# depend on its bytes only; the proof walk still checks every hash link of every proof.
+SHARED_NODES = NodeCache()
 
 
 def _load_node(text: object) -> tuple[bytes, list]:
@@ -100,7 +123,7 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
         if proof and not (len(proof) == 1 and proof[0] == "0x80"):
             raise InvalidProof("proof for an empty trie must be empty")
         return None
-    cache = cache if cache is not None else NodeCache()
+    cache = cache if cache is not None else SHARED_NODES
     nibbles = key_nibbles(key)
     depth = len(nibbles)
     pos = 0
@@ -111,7 +134,7 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
         if isinstance(ref, bytes):  # a hash reference: the next node of the list
             if used >= len(proof):
                 raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
-            node_hash, items = cache.get(proof[used])
+            node_hash, items = cache.get(proof[used], used)
             if node_hash != ref:
                 raise InvalidProof(
                     f"proof node {used} does not hash to the reference its parent holds"

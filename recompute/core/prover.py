@@ -18,7 +18,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
-from recompute.core.mpt import InvalidProof, NodeCache, verify
+from recompute.core.mpt import SHARED_NODES, InvalidProof, verify
 from recompute.core.source import ProofSource
 
 _SEAL = object()
@@ -74,6 +74,11 @@ class ProofStats:
     nodes_hashed: int = 0
 
 
+# Keys per eth_getProof: the request stays far below anvil's 2 MiB body limit (69 bytes a
+# key) and the answer near 8 MiB (a storage proof is 5-8 nodes of up to 532 bytes, as hex).
+PROOF_CHUNK = 1024
+
+
 def prove_account(
     block: AnchoredBlock,
     address: bytes,
@@ -81,18 +86,56 @@ def prove_account(
     source: ProofSource | None = None,
     stats: ProofStats | None = None,
 ) -> ProvenAccount:
-    """Ask ``source`` (by default the endpoint that anchored ``block``) for one proof of
-    ``address`` and every slot in ``slots``, and verify all of it."""
+    """Ask ``source`` (by default the endpoint that anchored ``block``) for proofs of
+    ``address`` and every slot in ``slots``, and verify all of it.
+
+    More than :data:`PROOF_CHUNK` slots are asked in chunks, each a complete eth_getProof
+    answer verified on its own against the block's stateRoot; the next chunk is fetched (one
+    helper thread) while the current one is verified, and no answer is kept once verified,
+    so memory is flat in the number of slots (only the proven values remain)."""
     wanted = list(dict.fromkeys(slots))  # unique, in the order asked
     for slot in wanted:
         if not 0 <= slot < 1 << 256:
             raise ValueError(f"slot {slot} is not a 256-bit unsigned integer")
     source = source or block.source
-    answer = source.get_proof(address, wanted, block.hash)
-    if stats is not None:
-        stats.requests += 1
-        stats.slots += len(wanted)
-    return verify_account_proof(block, address, wanted, answer, stats)
+    if len(wanted) <= PROOF_CHUNK:
+        answer = source.get_proof(address, wanted, block.hash)
+        if stats is not None:
+            stats.requests += 1
+            stats.slots += len(wanted)
+        return verify_account_proof(block, address, wanted, answer, stats)
+    return _prove_chunked(block, address, wanted, source, stats)
+
+
+def _prove_chunked(block: AnchoredBlock, address: bytes, wanted: list[int],
+                   source: ProofSource, stats: ProofStats | None) -> ProvenAccount:
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = [wanted[i : i + PROOF_CHUNK] for i in range(0, len(wanted), PROOF_CHUNK)]
+    storage: dict[int, int] = {}
+    first: ProvenAccount | None = None
+    pool = ThreadPoolExecutor(1, thread_name_prefix="recompute-prefetch")
+    try:
+        pending = pool.submit(source.get_proof, address, chunks[0], block.hash)
+        for i, chunk in enumerate(chunks):
+            answer = pending.result()
+            if i + 1 < len(chunks):
+                pending = pool.submit(source.get_proof, address, chunks[i + 1], block.hash)
+            if stats is not None:
+                stats.requests += 1
+                stats.slots += len(chunk)
+            account = verify_account_proof(block, address, chunk, answer, stats)
+            del answer
+            first = first or account
+            # Every chunk's account proof is checked against the same stateRoot, so the
+            # fields agree; checked anyway, as everything a node sends.
+            if (account.exists, account.storage_root) != (first.exists, first.storage_root):
+                raise _inconsistent("two chunks of one account proof disagree")
+            storage.update(account.storage)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    fields = (first.nonce, first.balance, first.storage_root, first.code_hash)
+    return ProvenAccount(_SEAL, block, address, fields if first.exists else None, storage)
 
 
 def verify_account_proof(
@@ -111,7 +154,8 @@ def verify_account_proof(
             f"asked for the account 0x{address.hex()}, the node answered for "
             f"0x{claimed_address.hex()}"
         )
-    cache = NodeCache()
+    cache = SHARED_NODES
+    hashed_before = cache.hashed
     leaf = verify(block.state_root, keccak256(address), answer.get("accountProof"), cache)
     fields = None if leaf is None else _decode_account(leaf)
     account = ProvenAccount(_SEAL, block, address, fields, {})
@@ -144,7 +188,7 @@ def verify_account_proof(
             )
         storage[slot] = value
     if stats is not None:
-        stats.nodes_hashed += cache.hashed
+        stats.nodes_hashed += cache.hashed - hashed_before
     return ProvenAccount(_SEAL, block, address, fields, storage)
 
 

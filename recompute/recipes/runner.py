@@ -84,14 +84,18 @@ class Runner:
     def slots(self, request: Slots) -> dict[int, int]:
         wanted = list(dict.fromkeys(request.slots))
         account = prove_account(self.block, self.address, wanted, stats=self.trace.stats)
+        return self.record_slots(wanted, account.storage)
+
+    def record_slots(self, wanted: list[int], storage) -> dict[int, int]:
+        """Put proven raw slots in this runner's trace; returns ``{slot: value}``."""
         for slot in wanted:
             self.trace.reads.append({
                 "address": "0x" + self.address.hex(),
                 "slot": f"0x{slot:064x}",
-                "value": f"0x{account.storage[slot]:064x}",
+                "value": f"0x{storage[slot]:064x}",
                 "path": f"slot:0x{slot:064x}",
             })
-        return {slot: account.storage[slot] for slot in wanted}
+        return {slot: storage[slot] for slot in wanted}
 
     # ---- events -----------------------------------------------------------------------
 
@@ -247,8 +251,14 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
                 results[i] = answer
             else:
                 answers[i] = answer
+        raw = {i: r for i, r in requests.items() if isinstance(r, Slots)}
+        for i, answer in _combined_slots(block, jobs, runners, raw).items():
+            if isinstance(answer, Exception):
+                results[i] = answer
+            else:
+                answers[i] = answer
         for i, request in requests.items():
-            if i in reads:
+            if i in reads or i in raw:
                 continue
             try:
                 answers[i] = runners[i].answer(request, jobs[i].recipe)
@@ -285,6 +295,36 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
             runners[i].trace.stats.requests += requests
             out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
                                              known, at)
+    return out
+
+
+def _combined_slots(block, jobs, runners, raw: dict[int, Slots]) -> dict[int, Any]:
+    """Raw-slot reads of one round, one eth_getProof per contract (chunked if large) for
+    every job that asks, as layout reads are combined."""
+    groups: dict[bytes, list[int]] = {}
+    for i in raw:
+        groups.setdefault(jobs[i].address, []).append(i)
+    out: dict[int, Any] = {}
+    for address, members in groups.items():
+        wanted = {i: list(dict.fromkeys(raw[i].slots)) for i in members}
+        union = list(dict.fromkeys(s for i in members for s in wanted[i]))
+        stats = ProofStats()
+        try:
+            account = prove_account(block, address, union, stats=stats)
+        except Unverifiable as exc:
+            out.update({i: exc for i in members})
+            continue
+        except ValueError:  # a slot outside uint256 in one job: each job alone, as before
+            for i in members:
+                try:
+                    out[i] = runners[i].slots(raw[i])
+                except (Unverifiable, UsageError) as exc:
+                    out[i] = exc
+            continue
+        for i in members:
+            runners[i].trace.stats.requests += stats.requests
+            runners[i].trace.stats.slots += len(wanted[i])
+            out[i] = runners[i].record_slots(wanted[i], account.storage)
     return out
 
 
