@@ -47,15 +47,23 @@ class NodeCache:
         self.limit = limit
 
     def get(self, text: str, index: int = 0) -> tuple[bytes, list]:
+        if not isinstance(text, str):
+            raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
         entry = self._nodes.get(text)
-        if entry is None:
-            entry = _load_node(text)
-            self.hashed += 1
-            if index < self.depth:
-                if len(self._nodes) >= self.limit:
-                    self._nodes.clear()
-                self._nodes[text] = entry
+        return entry if entry is not None else self.load(text, index)
+
+    def load(self, text: str, index: int) -> tuple[bytes, list]:
+        """Hash and decode a node not in the cache (keep it if it is an upper one)."""
+        entry = _load_node(text)
+        self.hashed += 1
+        if index < self.depth:
+            if len(self._nodes) >= self.limit:
+                self._nodes.clear()
+            self._nodes[text] = entry
         return entry
+
+    def clear(self) -> None:
+        self._nodes.clear()
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -84,29 +92,23 @@ def _load_node(text: object) -> tuple[bytes, list]:
     return keccak256(raw), items
 
 
-def key_nibbles(key: bytes) -> bytes:
-    """The 2·len(key) nibbles of a key, one per byte (values 0..15)."""
-    return bytes.fromhex(key.hex().translate(_NIBBLE_TABLE))
+_HEX_INDEX = {c: i for i, c in enumerate("0123456789abcdef")}
 
 
-# hex digit -> a byte whose hex is that digit preceded by 0, via a translation of the
-# hex string: "a3" -> "0a03" -> b"\x0a\x03".
-_NIBBLE_TABLE = {ord(c): "0" + c for c in "0123456789abcdef"}
-
-
-def _decode_path(encoded: object) -> tuple[bytes, bool]:
-    """Hex-prefix decoding (Yellow Paper App. C): ``(nibbles, is_leaf)``."""
+def _path_hex(encoded: object) -> tuple[str, bool]:
+    """Hex-prefix decoding (Yellow Paper App. C) to hex text, one character a nibble:
+    ``(nibbles, is_leaf)``; the form :func:`verify` compares with the key's hex text."""
     if not isinstance(encoded, bytes) or not encoded:
         raise InvalidProof("node path is empty or not a string")
-    flag = encoded[0] >> 4
-    if flag > 3:
-        raise InvalidProof("node path has an invalid hex-prefix flag")
-    nibbles = key_nibbles(encoded[1:])
-    if flag & 1:
-        nibbles = bytes([encoded[0] & 0x0F]) + nibbles
-    elif encoded[0] & 0x0F:
-        raise InvalidProof("node path has a non-zero padding nibble")
-    return nibbles, bool(flag & 2)
+    text = encoded.hex()
+    flag = text[0]
+    if flag == "0" or flag == "2":
+        if text[1] != "0":
+            raise InvalidProof("node path has a non-zero padding nibble")
+        return text[2:], flag == "2"
+    if flag == "1" or flag == "3":
+        return text[1:], flag == "3"
+    raise InvalidProof("node path has an invalid hex-prefix flag")
 
 
 def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = None) -> bytes | None:
@@ -124,17 +126,22 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
             raise InvalidProof("proof for an empty trie must be empty")
         return None
     cache = cache if cache is not None else SHARED_NODES
-    nibbles = key_nibbles(key)
+    nibbles = key.hex()  # one character a nibble: slices compare as fast as bytes
     depth = len(nibbles)
     pos = 0
     used = 0
+    count = len(proof)
+    cached = cache._nodes.get  # the hot path: one dict look-up a node
     ref: bytes | list = root
     value: bytes | None = None
     while True:
-        if isinstance(ref, bytes):  # a hash reference: the next node of the list
-            if used >= len(proof):
+        if ref.__class__ is bytes:  # a hash reference: the next node of the list
+            if used >= count:
                 raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
-            node_hash, items = cache.get(proof[used], used)
+            text = proof[used]
+            if text.__class__ is not str:
+                raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
+            node_hash, items = cached(text) or cache.load(text, used)
             if node_hash != ref:
                 raise InvalidProof(
                     f"proof node {used} does not hash to the reference its parent holds"
@@ -144,16 +151,20 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
             used += 1
         else:  # embedded node (RLP shorter than 32 bytes)
             items = ref
-        if len(items) == 17:
+        size = len(items)
+        if size == 17:
             if pos >= depth:
                 raise InvalidProof("branch node below the full key length")
-            child = items[nibbles[pos]]
+            child = items[_HEX_INDEX[nibbles[pos]]]
             pos += 1
-            if child == b"":
+            if child.__class__ is bytes and len(child) == 32:
+                ref = child
+            elif child == b"":
                 break  # exclusion: empty slot on the key's path
-            ref = _child_ref(child)
-        elif len(items) == 2:
-            path, is_leaf = _decode_path(items[0])
+            else:
+                ref = _child_ref(child)
+        elif size == 2:
+            path, is_leaf = _path_hex(items[0])
             end = pos + len(path)
             if nibbles[pos:end] != path:
                 break  # exclusion: the node's path diverges from the key
@@ -169,7 +180,7 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
             pos = end
             ref = _child_ref(items[1])
         else:
-            raise InvalidProof(f"node with {len(items)} items is neither branch nor leaf")
+            raise InvalidProof(f"node with {size} items is neither branch nor leaf")
     if used != len(proof):
         raise InvalidProof(f"proof has {len(proof) - used} node(s) beyond the key's path")
     return value

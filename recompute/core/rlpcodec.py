@@ -56,9 +56,23 @@ def _item(data: bytes, pos: int, limit: int, depth: int) -> tuple[Item, int]:
     if depth >= MAX_DEPTH:
         raise RlpError(f"lists nested deeper than {MAX_DEPTH}")
     items = []
-    while start < end:
-        item, start = _item(data, start, end, depth + 1)
-        items.append(item)
+    append = items.append
+    while start < end:  # strings inline (the common case: a node's hashes), lists recurse
+        b0 = data[start]
+        if b0 < 0x80:
+            append(data[start : start + 1])
+            start += 1
+        elif b0 < 0xB8:
+            stop = start + 1 + b0 - 0x80
+            if stop > end:
+                raise RlpError("a string runs past its container")
+            if b0 == 0x81 and data[start + 1] < 0x80:
+                raise RlpError("a single byte below 0x80 encoded as a string")
+            append(data[start + 1 : stop])
+            start = stop
+        else:
+            item, start = _item(data, start, end, depth + 1)
+            append(item)
     return items, end
 
 
