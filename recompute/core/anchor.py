@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.header import Header
+from recompute.core.memo import memo_for
 from recompute.core.source import BlockRef, ProofSource
 
 _SEAL = object()
@@ -141,14 +142,20 @@ def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
         raise UsageError(f"block {down_to} is above the pinned block {block.number}")
     out = [block]
     header = block.header
+    # headers that re-hashed to the parentHash asked for, kept by hash (recompute.core.memo)
+    memo = memo_for(block.source, "parent-headers", 1 << 16)
     while header.number > down_to:
-        parent = _fetch_header(block.source, header.parent_hash)
+        parent = memo.get(header.parent_hash) if memo is not None else None
+        if parent is None:
+            parent = _fetch_header(block.source, header.parent_hash)
         if parent.hash != header.parent_hash or parent.number != header.number - 1:
             raise Unverifiable(
                 "header-mismatch",
                 f"{block.source.label} returned for the parent of block {header.number} a "
                 f"header that hashes to 0x{parent.hash.hex()}, not 0x{header.parent_hash.hex()}",
             )
+        if memo is not None:
+            memo.put(parent.hash, parent)
         anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
                                         "depth": block.number - parent.number})
         out.append(AnchoredBlock(_SEAL, parent, anchor, block.chain_id, block.source))

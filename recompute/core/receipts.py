@@ -22,6 +22,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_TRIE_ROOT
+from recompute.core.memo import memo_for
 
 SUPPORTED_TYPES = (0, 1, 2, 3, 4)
 _SEAL = object()
@@ -195,4 +196,12 @@ def fetch_receipts(block: AnchoredBlock) -> list:
 
 
 def prove_receipts(block: AnchoredBlock) -> ProvenReceipts:
-    return verify_receipts(block, fetch_receipts(block))
+    """The block's receipts, proven against its receiptsRoot; kept by block hash per source
+    (recompute.core.memo): every check of a watch, at every block above, asks again."""
+    memo = memo_for(block.source, "receipts", 1024)
+    proven = memo.get(block.hash) if memo is not None else None
+    if proven is None:
+        proven = verify_receipts(block, fetch_receipts(block))
+        if memo is not None:
+            memo.put(block.hash, proven)
+    return proven

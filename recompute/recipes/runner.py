@@ -21,6 +21,7 @@ from typing import Any
 from recompute.core.anchor import AnchoredBlock, ancestors
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.keccak import keccak256
+from recompute.core.memo import memo_for
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, prove_account
 from recompute.core.receipts import ProvenLog, prove_receipts
@@ -38,6 +39,7 @@ class Trace:
     logs: list[dict] = field(default_factory=list)
     blocks_walked: int = 0
     receipts_proven: int = 0
+    carried: list[dict] = field(default_factory=list)  # scans kept from a block below
     stats: ProofStats = field(default_factory=ProofStats)
 
 
@@ -105,17 +107,56 @@ class Runner:
         have = self._ancestors[-1].number
         if number < have:
             self._ancestors += ancestors(self._ancestors[-1], number)[1:]
-        self.trace.blocks_walked = len(self._ancestors) - 1
+        self.trace.blocks_walked = max(self.trace.blocks_walked, len(self._ancestors) - 1)
         return [b for b in self._ancestors if b.number >= number]
 
     def logs(self, request: Logs) -> list[ProvenLog]:
+        """Matching logs from ``request.from_block`` up to the pinned block, in chain order.
+
+        The scan is kept per (block hash, query) for the source (recompute.core.memo): at the
+        next block up, the walk stops at the first ancestor whose scan is kept, takes that
+        scan (``carried``, named by the header that proves it: it is on the parentHash chain
+        from the pinned block) and proves only the blocks above it."""
+        if request.from_block < 0:
+            raise UsageError(f"block {request.from_block} is not a block number")
+        key = (self.address, request.topic0, request.from_block, tuple(request.extra_topics))
+        memo = memo_for(self.block.source, "log-scans", 1 << 12)
+        bits = [bloom_bits(item) for item in (self.address, request.topic0)]
+        scan: list[AnchoredBlock] = []  # newest first: blocks to prove
         found: list[ProvenLog] = []
-        wanted = [self.address, request.topic0]
-        for block in reversed(self._blocks_down_to(request.from_block)):
+        entries: list[dict] = []
+        proven = 0
+        index = 0
+        while self.block.number >= request.from_block:
+            if index == len(self._ancestors):  # one more parentHash link down
+                lowest = self._ancestors[-1]
+                self._ancestors += ancestors(lowest, lowest.number - 1)[1:]
+            block = self._ancestors[index]
+            kept = memo.get((block.hash, key)) if memo is not None else None
+            if kept is not None:
+                found, entries, proven = list(kept[0]), list(kept[1]), kept[2]
+                self.trace.carried.append({
+                    "logs": "0x" + request.topic0.hex(), "from_block": request.from_block,
+                    "through_block": block.number, "header": "0x" + block.hash.hex()})
+                break
+            scan.append(block)
+            if block.number == request.from_block:
+                break
+            index += 1
+        for block in reversed(scan):
             bloom = block.header.logs_bloom
-            if not all(bloom_may_contain(bloom, item) for item in wanted):
+            if not all(bloom_has(bloom, b) for b in bits):
                 continue
-            found += [log for log in self._proven_logs(block) if _matches(log, request)]
+            logs = prove_receipts(block).logs
+            proven += 1
+            entries += [log.to_json() for log in logs if log.address == self.address]
+            found += [log for log in logs if _matches(log, request)]
+        if memo is not None and self.block.number >= request.from_block:
+            memo.put((self.block.hash, key), (tuple(found), tuple(entries), proven))
+        self.trace.logs += entries
+        self.trace.receipts_proven += proven
+        self.trace.blocks_walked = max(self.trace.blocks_walked,
+                                       self.block.number - request.from_block)
         return found
 
     def receipts_at(self, request: ReceiptsAt) -> list[ProvenLog]:
@@ -178,14 +219,23 @@ def _matches(log: ProvenLog, request: Logs) -> bool:
     return True
 
 
-def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
-    """Yellow Paper §4.3.1 M3:2048: three 11-bit indices from keccak256(item)."""
+def bloom_bits(item: bytes) -> tuple[tuple[int, int], ...]:
+    """Yellow Paper §4.3.1 M3:2048: the three (byte, mask) pairs keccak256(item) sets."""
     digest = keccak256(item)
+    out = []
     for i in (0, 2, 4):
         bit = int.from_bytes(digest[i : i + 2], "big") & 2047
-        if not bloom[255 - bit // 8] & (1 << (bit % 8)):
-            return False
-    return True
+        out.append((255 - bit // 8, 1 << (bit % 8)))
+    return tuple(out)
+
+
+def bloom_has(bloom: bytes, bits: tuple[tuple[int, int], ...]) -> bool:
+    return all(bloom[byte] & mask for byte, mask in bits)
+
+
+def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
+    """Whether ``bloom`` may hold ``item`` (a bloom has false positives, never negatives)."""
+    return bloom_has(bloom, bloom_bits(item))
 
 
 # ---- one step: recipe + expectations + views -> outcome ----------------------------------
@@ -344,6 +394,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "proof_requests": runner.trace.stats.requests,
         "receipts_proven": runner.trace.receipts_proven,
         "blocks_walked": runner.trace.blocks_walked,
+        **({"carried": runner.trace.carried} if runner.trace.carried else {}),
         "predicate": derivation.predicate,
         "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
