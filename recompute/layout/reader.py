@@ -214,6 +214,20 @@ def _read_path(ctx: _Ctx, loc: Location):
         yield need
 
 
+def located(layout: Layout, path: str) -> Location:
+    """:func:`resolve`, kept per layout object (a Location depends on the layout and the path
+    text only): a watch plans the same paths at every block."""
+    cache = layout.__dict__.get("_located")
+    if cache is None:
+        cache = layout.__dict__["_located"] = {}
+    location = cache.get(path)
+    if location is None:
+        location = resolve(layout, path)  # a UsageError is raised again, never kept
+        if len(cache) < 1 << 16:
+            cache[path] = location
+    return location
+
+
 class ReadPlan:
     """Plan the reads of several paths together; see the module docstring for the protocol::
 
@@ -227,7 +241,7 @@ class ReadPlan:
                  max_slots_per_path: int = DEFAULT_MAX_SLOTS):
         self.layout = layout
         self.paths = list(paths)
-        self.locations = [resolve(layout, p) for p in self.paths]
+        self.locations = [located(layout, p) for p in self.paths]
         for loc in self.locations:
             if loc.length_of is None and loc.type.kind == "mapping":
                 raise UsageError(f"{loc.path}: is a mapping ({loc.type.label}); a mapping has "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, ancestors
@@ -202,12 +202,54 @@ def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: lis
 
     Returns ``(results, known slot values, number of eth_getProof calls)``.
     """
+    return _prove_paths(block, address, layout, paths)[:3]
+
+
+def _prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str]):
+    """:func:`prove_paths`, plus the proven storageRoot (None if no slot was asked)."""
     plan = ReadPlan(layout, list(dict.fromkeys(paths)))
     requests = 0
+    root = None
     while slots := plan.next_round():
-        plan.feed(prove_account(block, address, sorted(slots)).storage)
+        account = prove_account(block, address, sorted(slots))
+        plan.feed(account.storage)
+        root = account.storage_root
         requests += 1
-    return plan.results(), plan.known, requests
+    return plan.results(), plan.known, requests, root
+
+
+class Carry:
+    """Reads kept from an earlier block, to be reused while the contract's storage is the
+    same (README §Performance, docs/watch.md): kept per source (recompute.core.memo) under
+    (contract, layout, the paths or slots asked); reused at a later block only when that
+    block's own account proof shows the storageRoot they were proven under (the same trie,
+    so the same words and the same decoded values). The derivation still runs with the new
+    block's clock; the evidence names the header the values were proven at."""
+
+    def __init__(self, block: AnchoredBlock):
+        self.block = block
+        self.memo = memo_for(block.source, "carried-reads", 1 << 14)
+        self._roots: dict[bytes, bytes] = {}
+
+    def kept(self, key: tuple, address: bytes):
+        """The kept entry for ``key`` if this block's storageRoot of ``address`` is the one
+        it was proven under (one account proof per contract per block), else None."""
+        entry = self.memo.get(key) if self.memo is not None else None
+        if entry is None:
+            return None
+        root = self._roots.get(address)
+        if root is None:
+            root = self._roots[address] = prove_account(self.block, address, []).storage_root
+        return entry if entry[0] == root else None
+
+    def keep(self, key: tuple, root: bytes | None, value) -> None:
+        if self.memo is not None and root is not None:
+            self.memo.put(key, (root, value, self.block.hash, self.block.number))
+
+    def evidence(self, entry, address: bytes, what: dict) -> dict:
+        root, _, proven_hash, proven_number = entry
+        return {**what, "contract": "0x" + address.hex(), "storage_root": "0x" + root.hex(),
+                "proven_at": proven_number, "header": "0x" + proven_hash.hex()}
 
 
 def _matches(log: ProvenLog, request: Logs) -> bool:
@@ -281,6 +323,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     cost about as many round trips as one. A job that fails (UNVERIFIABLE, a usage error)
     gets its exception in its place; the others go on."""
     clock = Clock(block.number, block.timestamp)
+    carry = Carry(block)
     runners = [Runner(block, job.address, job.layout) for job in jobs]
     plans = [job.recipe.plan(job.params, clock) for job in jobs]
     results: list[Any] = [None] * len(jobs)
@@ -296,13 +339,13 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
                 results[i] = exc
         answers = {}
         reads = {i: r for i, r in requests.items() if isinstance(r, Reads)}
-        for i, answer in _combined_reads(block, jobs, runners, reads).items():
+        for i, answer in _combined_reads(block, jobs, runners, reads, carry).items():
             if isinstance(answer, Exception):
                 results[i] = answer
             else:
                 answers[i] = answer
         raw = {i: r for i, r in requests.items() if isinstance(r, Slots)}
-        for i, answer in _combined_slots(block, jobs, runners, raw).items():
+        for i, answer in _combined_slots(block, jobs, runners, raw, carry).items():
             if isinstance(answer, Exception):
                 results[i] = answer
             else:
@@ -319,7 +362,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
             for job, runner, result in zip(jobs, runners, results, strict=True)]
 
 
-def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, Any]:
+def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry) -> dict[int, Any]:
     groups: dict[tuple[bytes, str, int | None], list[int]] = {}
     for i in reads:
         at = reads[i].block if reads[i].block != block.number else None
@@ -327,9 +370,22 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
     out: dict[int, Any] = {}
     for (address, _, at_number), members in groups.items():
         paths = [p for i in members for p in reads[i].paths]
+        layout = jobs[members[0]].layout
+        key = ("reads", address, id(layout), tuple(paths))
+        carried = None
         try:
             at = runners[members[0]].block_at(at_number)
-            results, known, requests = prove_paths(at, address, jobs[members[0]].layout, paths)
+            entry = carry.kept(key, address) if at is block else None
+            if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
+                # values a plan might alter are copied; the words and slots are shared
+                results = [replace(r, value=_fresh(r.value)) for r in entry[1][0]]
+                known = entry[1][1]
+                requests = 0
+                carried = carry.evidence(entry, address, {"reads": list(dict.fromkeys(paths))})
+            else:
+                results, known, requests, root = _prove_paths(at, address, layout, paths)
+                if at is block:
+                    carry.keep(key, root, (results, known, layout))
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -342,13 +398,15 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
             continue
         by_path = {r.path: r for r in results}
         for i in members:
+            if carried is not None:
+                runners[i].trace.carried.append(carried)
             runners[i].trace.stats.requests += requests
             out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
                                              known, at)
     return out
 
 
-def _combined_slots(block, jobs, runners, raw: dict[int, Slots]) -> dict[int, Any]:
+def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -> dict[int, Any]:
     """Raw-slot reads of one round, one eth_getProof per contract (chunked if large) for
     every job that asks, as layout reads are combined."""
     groups: dict[bytes, list[int]] = {}
@@ -359,8 +417,17 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots]) -> dict[int, An
         wanted = {i: list(dict.fromkeys(raw[i].slots)) for i in members}
         union = list(dict.fromkeys(s for i in members for s in wanted[i]))
         stats = ProofStats()
+        key = ("slots", address, tuple(union))
+        carried = None
         try:
-            account = prove_account(block, address, union, stats=stats)
+            entry = carry.kept(key, address)
+            if entry is not None:
+                storage = entry[1]
+                carried = carry.evidence(entry, address, {"slots": len(union)})
+            else:
+                account = prove_account(block, address, union, stats=stats)
+                storage = account.storage
+                carry.keep(key, account.storage_root, dict(storage))
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -372,10 +439,28 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots]) -> dict[int, An
                     out[i] = exc
             continue
         for i in members:
+            if carried is not None:
+                runners[i].trace.carried.append(carried)
             runners[i].trace.stats.requests += stats.requests
             runners[i].trace.stats.slots += len(wanted[i])
-            out[i] = runners[i].record_slots(wanted[i], account.storage)
+            out[i] = runners[i].record_slots(wanted[i], storage)
     return out
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of a decoded value's containers (its leaves are immutable: int, bytes, str)."""
+    kind = value.__class__
+    if kind is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if kind is list:
+        return [_fresh(v) for v in value]
+    if kind is tuple:
+        return tuple(_fresh(v) for v in value)
+    if kind in (int, bool, bytes, str) or value is None:
+        return value
+    import copy  # anything else (a user decoder's object): the general copy
+
+    return copy.deepcopy(value)
 
 
 def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivation) -> Outcome:

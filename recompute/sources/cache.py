@@ -117,7 +117,7 @@ class SharedSource:
                 self._proofs.put(block_hash, accounts)
             held = accounts.get(address)
             missing = [s for s in dict.fromkeys(slots) if held is None or s not in held[1]]
-        if missing:
+        if missing or held is None:  # nothing held for this account: ask (even for no slot)
             answer = self.live.get_proof(address, missing, block_hash)
             self.proof_calls += 1
             entries = answer.get("storageProof")

@@ -1,0 +1,95 @@
+"""Reads carried to a later block while the contract's storageRoot is unchanged
+(recompute.recipes.runner.Carry): the verdict and evidence digest equal a fresh step's, the
+evidence names the header the values were proven at, a changed root re-proves, and a node
+that answers a later block with an earlier block's account proof is UNVERIFIABLE. Expected
+values: the envelope's numbers sent in this test, and fresh steps on fresh sources."""
+
+from __future__ import annotations
+
+import pytest
+
+from recompute.core.anchor import anchor_block
+from recompute.core.errors import Unverifiable
+from recompute.devnet.contracts import connect, deploy
+from recompute.layout import load_layout
+from recompute.recipes.framework import get_recipe
+from recompute.recipes.runner import step
+from recompute.sources.live import LiveSource
+
+CAP = "8312/cap-conservation"
+KEY = "0x" + "ab" * 32
+
+
+@pytest.fixture()
+def meter(anvil):
+    w3 = connect(anvil.url)
+    contract = deploy(w3, "HeadroomMeter")
+    operator = w3.eth.accounts[3]
+    tx = contract.functions.openEnvelope(bytes.fromhex(KEY[2:]), operator, 10_000,
+                                         8000).transact({"from": w3.eth.accounts[1]})
+    w3.eth.wait_for_transaction_receipt(tx)
+    recipe = get_recipe(CAP)
+    params = recipe.parse_params({"key": KEY, "shape": "headroom"})
+    return w3, contract, operator, recipe, params, load_layout("meter-headroom")
+
+
+class StaleAccount:
+    """The real node, except that an account-only proof at ``block`` is the one of ``old``."""
+
+    def __init__(self, source: LiveSource, block: bytes, old: bytes):
+        self.source, self.block, self.old = source, block, old
+        self.label = source.label
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+    def get_proof(self, address, slots, block_hash):
+        if block_hash == self.block and not slots:
+            return self.source.get_proof(address, slots, self.old)
+        return self.source.get_proof(address, slots, block_hash)
+
+
+def test_quiet_block_carries_then_a_write_reproves(meter, anvil):
+    w3, contract, operator, recipe, params, layout = meter
+    address = bytes.fromhex(contract.address[2:])
+    source = LiveSource(anvil.url)
+    first = anchor_block([source], block="latest")
+    proven = step(recipe, params, first, address, layout)
+    assert "carried" not in proven.evidence
+
+    anvil.rpc("evm_mine")  # a block that does not touch the meter
+    quiet = anchor_block([source], block="latest")
+    carried = step(recipe, params, quiet, address, layout)
+    fresh = step(recipe, params, anchor_block([LiveSource(anvil.url)], block=quiet.number),
+                 address, layout)
+    assert carried.evidence["evidence_digest"] == fresh.evidence["evidence_digest"]
+    assert carried.evidence["derived"] == fresh.evidence["derived"] == {
+        "aggregate": "0", "cap": "8000", "headroom": "8000", "within_cap": True}
+    (entry,) = {e["header"]: e for e in carried.evidence["carried"]}.values()
+    assert entry["header"] == "0x" + first.hash.hex() and entry["proven_at"] == first.number
+    assert entry["storage_root"] == "0x" + w3.eth.get_proof(
+        contract.address, [], quiet.number)["storageHash"].hex().removeprefix("0x")
+
+    tx = contract.functions.recordTurnover(bytes.fromhex(KEY[2:]), 2500).transact(
+        {"from": operator})
+    w3.eth.wait_for_transaction_receipt(tx)
+    written = anchor_block([source], block="latest")
+    reproven = step(recipe, params, written, address, layout)
+    assert "carried" not in reproven.evidence
+    assert reproven.evidence["derived"]["aggregate"] == "2500"  # the turnover just recorded
+
+
+def test_an_earlier_account_proof_for_a_later_block_is_unverifiable(meter, anvil):
+    w3, contract, operator, recipe, params, layout = meter
+    address = bytes.fromhex(contract.address[2:])
+    live = LiveSource(anvil.url)
+    first = anchor_block([live], block="latest")
+    tx = contract.functions.recordTurnover(bytes.fromhex(KEY[2:]), 2500).transact(
+        {"from": operator})
+    w3.eth.wait_for_transaction_receipt(tx)
+    later_hash = bytes.fromhex(w3.eth.get_block("latest")["hash"].hex().removeprefix("0x"))
+    liar = StaleAccount(live, later_hash, first.hash)
+    step(recipe, params, anchor_block([liar], block=first.number), address, layout)  # kept
+    with pytest.raises(Unverifiable) as caught:
+        step(recipe, params, anchor_block([liar], block_hash=later_hash), address, layout)
+    assert caught.value.reason in ("invalid-proof", "rpc-inconsistent")
