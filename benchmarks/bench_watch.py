@@ -13,7 +13,15 @@ Measured, both through the real command (``python -m recompute watch`` as a subp
       anchoring walk and process start are excluded, reported separately as wall time);
   (b) follow mode (``--poll 0.1``): a block mined every --interval seconds; latency from
       ``evm_mine`` returning to the last line of that block on stdout, mean and max.
-Printed with ``os.cpu_count()``; the last line is one JSON object with the figures.
+  (c) the same 400 checks in process, block after block: incremental (one evaluator and one
+      shared source: reads carried while the registry's storageRoot is unchanged) against
+      the baseline of a fresh source and evaluator at every block (everything re-proven);
+  (d) the devnet history (every history of ``recompute devnet up``, examples/devnet-watch.toml
+      checks) followed by --quiet-blocks empty blocks, audited as one range
+      (``--from 1 --to`` the last): blocks/s, and the per-block cost (time between the last
+      lines of consecutive blocks) over the history's first and second halves and over the
+      first and last 200 quiet blocks. Flat means the end costs what the start does.
+Printed with ``os.cpu_count()`` and the load; the last line is one JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -31,11 +39,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from recompute.core.anchor import ancestors, anchor_block  # noqa: E402
 from recompute.devnet import history_amm as amm  # noqa: E402
 from recompute.devnet.anvil import Anvil  # noqa: E402
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP  # noqa: E402
 from recompute.devnet.contracts import connect  # noqa: E402
 from recompute.devnet.driver import Driver  # noqa: E402
+from recompute.sources.cache import SharedSource  # noqa: E402
+from recompute.sources.live import LiveSource  # noqa: E402
+from recompute.watch.config import load_config  # noqa: E402
+from recompute.watch.evaluate import BlockEvaluator  # noqa: E402
 
 
 def setup(node: Anvil, subjects: int, empty: int) -> tuple[str, list[str], int, int]:
@@ -138,6 +151,71 @@ def _wait(predicate, timeout: float, what: str) -> None:
         time.sleep(0.01)
 
 
+def in_process(url: str, config: Path, first: int, last: int) -> tuple[float, float]:
+    """(incremental blocks/s, fresh-every-block blocks/s) over the same blocks."""
+    checks = load_config(config)
+    top = anchor_block([LiveSource(url)], block=last)
+    numbers = [b.number for b in reversed(ancestors(top, first))][: 12]
+    shared = SharedSource(LiveSource(url))
+    evaluator = BlockEvaluator(checks)
+    evaluator.evaluate(anchor_block([shared], block=numbers[0]))  # the first block: full
+    start = time.perf_counter()
+    for number in numbers[1:]:
+        evaluator.evaluate(anchor_block([shared], block=number))
+    incremental = (len(numbers) - 1) / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for number in numbers[1:4]:
+        fresh = SharedSource(LiveSource(url))
+        BlockEvaluator(checks).evaluate(anchor_block([fresh], block=number))
+    baseline = 3 / (time.perf_counter() - start)
+    return incremental, baseline
+
+
+def history_then_quiet(quiet: int, workers: int) -> dict:
+    """(d): the devnet history plus ``quiet`` empty blocks, audited as one range."""
+    from recompute.devnet.build import build
+
+    example = ROOT / "examples" / "devnet-watch.toml"
+    with Anvil(timestamp=DEVNET_GENESIS_TIMESTAMP) as node:
+        manifest = build(node)
+        history_end = max(m["number"] for m in manifest["moments"].values())
+        for start in range(0, quiet, 100):  # anvil mines 100 blocks well within a request
+            node.rpc("anvil_mine", hex(min(100, quiet - start)), "0xc")
+        last = int(node.rpc("eth_blockNumber"), 16)
+        started = time.monotonic()
+        process = watch("--rpc", node.url, "--config", str(example), "--from", "1",
+                        "--to", str(last), "--workers", str(workers), "--confirmations", "0")
+        reader = Reader(process)
+        code = process.wait()
+        reader.thread.join(10)
+        wall = time.monotonic() - started
+    done: dict[int, float] = {}
+    for t, line in reader.arrivals:
+        done[line["block"]] = t
+    if code not in (0, 1, 2) or len(done) < last - 1:
+        raise SystemExit(f"history audit: exit {code}, {len(done)} blocks")
+    numbers = sorted(done)
+    cost = {b: done[b] - done[a] for a, b in zip(numbers, numbers[1:], strict=False)}
+
+    def mean_ms(blocks) -> float:
+        values = [cost[b] for b in blocks if b in cost]
+        return round(1000 * sum(values) / max(len(values), 1), 2)
+
+    half = history_end // 2
+    window = min(200, quiet // 2)
+    return {
+        "history_blocks": history_end, "quiet_blocks": quiet, "audit_exit": code,
+        "audit_wall_s": round(wall, 2),
+        "audit_blocks_per_s": round((numbers[-1] - numbers[0]) / (done[numbers[-1]] -
+                                                                  done[numbers[0]]), 1),
+        "history_first_half_ms_per_block": mean_ms(range(2, half)),
+        "history_second_half_ms_per_block": mean_ms(range(half, history_end + 1)),
+        "quiet_first_ms_per_block": mean_ms(range(history_end + 1,
+                                                  history_end + 1 + window)),
+        "quiet_last_ms_per_block": mean_ms(range(last - window + 1, last + 1)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subjects", type=int, default=100)
@@ -146,6 +224,8 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=3.0,
                         help="seconds between blocks mined in follow mode")
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--quiet-blocks", type=int, default=2000,
+                        help="empty blocks after the devnet history in (d)")
     args = parser.parse_args()
     cores = os.cpu_count()
     print(f"machine: {cores} core(s); {args.subjects} subjects x 4 layers")
@@ -161,10 +241,23 @@ def main() -> None:
         print(f"range mode: {last - first + 1} blocks x {checks} checks, {args.workers} "
               f"workers: {rate:.2f} blocks/s sustained ({rate * checks:.0f} checks/s); "
               f"{wall:.1f}s wall with process start and anchoring")
+        incremental, baseline = in_process(node.url, config, first, last)
+        print(f"in process: incremental {incremental:.2f} blocks/s, fresh every block "
+              f"{baseline:.2f} blocks/s: {incremental / baseline:.1f}x")
         mean, worst = follow_mode(node, config, args.follow_blocks, args.interval, checks)
         print(f"follow mode: {args.follow_blocks} blocks, new block -> its last line: "
               f"mean {mean * 1000:.0f} ms, max {worst * 1000:.0f} ms (poll 0.1 s)")
+    history = history_then_quiet(args.quiet_blocks, args.workers)
+    print(f"devnet history ({history['history_blocks']} blocks) + {args.quiet_blocks} quiet: "
+          f"{history['audit_blocks_per_s']} blocks/s; ms per block: history "
+          f"{history['history_first_half_ms_per_block']} -> "
+          f"{history['history_second_half_ms_per_block']}, quiet "
+          f"{history['quiet_first_ms_per_block']} -> {history['quiet_last_ms_per_block']}")
+    print(f"load average {os.getloadavg()[0]:.1f}")
     print(json.dumps({
+        "in_process_incremental_blocks_per_s": round(incremental, 2),
+        "in_process_fresh_blocks_per_s": round(baseline, 2),
+        **history,
         "cpu_count": cores, "checks": checks, "subjects": len(subjects),
         "range_blocks": last - first + 1, "range_workers": args.workers,
         "range_blocks_per_s": round(rate, 3), "range_checks_per_s": round(rate * checks, 1),

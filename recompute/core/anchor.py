@@ -163,6 +163,27 @@ def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
     return out
 
 
+def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
+    """The ancestor of ``block`` numbered ``number``, tied to it by parentHash links.
+
+    The header found is kept per source under (the block's hash, number): the next block up
+    names this block as its parent, so its own walk to ``number`` is one look-up, however
+    deep (a range audit asks the same ancestor at every block)."""
+    if number == block.number:
+        return block
+    memo = memo_for(block.source, "ancestor-at", 1 << 14)
+    header = None
+    if memo is not None and number < block.number:
+        header = memo.get((block.hash, number)) or memo.get((block.header.parent_hash, number))
+    if header is None:
+        header = ancestors(block, number)[-1].header
+    if memo is not None:
+        memo.put((block.hash, number), header)
+    anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
+                                    "depth": block.number - number})
+    return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
+
+
 def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBlock:
     """The next block up from an anchored ``parent`` (``recompute watch`` following the head):
     its header must re-hash to the hash the node claims, name ``parent`` as its parentHash and

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from recompute.core.anchor import AnchoredBlock, ancestors
+from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.keccak import keccak256
 from recompute.core.memo import memo_for
@@ -57,7 +57,11 @@ class Runner:
         """The pinned block, or an ancestor tied to it by parentHash links."""
         if number is None or number == self.block.number:
             return self.block
-        return next(b for b in self._blocks_down_to(number) if b.number == number)
+        if number < 0:
+            raise UsageError(f"block {number} is not a block number")
+        at = ancestor(self.block, number)
+        self.trace.blocks_walked = max(self.trace.blocks_walked, self.block.number - number)
+        return at
 
     def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
         at = self.block_at(block)
@@ -100,15 +104,6 @@ class Runner:
         return {slot: storage[slot] for slot in wanted}
 
     # ---- events -----------------------------------------------------------------------
-
-    def _blocks_down_to(self, number: int) -> list[AnchoredBlock]:
-        if number < 0:
-            raise UsageError(f"block {number} is not a block number")
-        have = self._ancestors[-1].number
-        if number < have:
-            self._ancestors += ancestors(self._ancestors[-1], number)[1:]
-        self.trace.blocks_walked = max(self.trace.blocks_walked, len(self._ancestors) - 1)
-        return [b for b in self._ancestors if b.number >= number]
 
     def logs(self, request: Logs) -> list[ProvenLog]:
         """Matching logs from ``request.from_block`` up to the pinned block, in chain order.
@@ -160,8 +155,8 @@ class Runner:
         return found
 
     def receipts_at(self, request: ReceiptsAt) -> list[ProvenLog]:
-        blocks = [b for b in self._blocks_down_to(request.block) if b.number == request.block]
-        return [log for log in self._proven_logs(blocks[0]) if log.address == self.address]
+        block = self.block_at(request.block)
+        return [log for log in self._proven_logs(block) if log.address == self.address]
 
     def _proven_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
         proven = prove_receipts(block)
@@ -231,20 +226,23 @@ class Carry:
         self.memo = memo_for(block.source, "carried-reads", 1 << 14)
         self._roots: dict[bytes, bytes] = {}
 
-    def kept(self, key: tuple, address: bytes):
+    def kept(self, key: tuple, address: bytes, same_block: bool = False):
         """The kept entry for ``key`` if this block's storageRoot of ``address`` is the one
-        it was proven under (one account proof per contract per block), else None."""
+        it was proven under (one account proof per contract per block), else None; with
+        ``same_block`` (the key names the block's hash) no proof is needed."""
         entry = self.memo.get(key) if self.memo is not None else None
-        if entry is None:
-            return None
+        if entry is None or same_block:
+            return entry
         root = self._roots.get(address)
         if root is None:
             root = self._roots[address] = prove_account(self.block, address, []).storage_root
         return entry if entry[0] == root else None
 
-    def keep(self, key: tuple, root: bytes | None, value) -> None:
+    def keep(self, key: tuple, root: bytes | None, value,
+             at: AnchoredBlock | None = None) -> None:
+        at = at or self.block
         if self.memo is not None and root is not None:
-            self.memo.put(key, (root, value, self.block.hash, self.block.number))
+            self.memo.put(key, (root, value, at.hash, at.number))
 
     def evidence(self, entry, address: bytes, what: dict) -> dict:
         root, _, proven_hash, proven_number = entry
@@ -375,7 +373,9 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
         carried = None
         try:
             at = runners[members[0]].block_at(at_number)
-            entry = carry.kept(key, address) if at is block else None
+            if at is not block:  # an earlier block's reads: its hash alone names its state
+                key = ("reads-at", at.hash, *key[1:])
+            entry = carry.kept(key, address, at is not block)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
                 # values a plan might alter are copied; the words and slots are shared
                 results = [replace(r, value=_fresh(r.value)) for r in entry[1][0]]
@@ -384,8 +384,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 carried = carry.evidence(entry, address, {"reads": list(dict.fromkeys(paths))})
             else:
                 results, known, requests, root = _prove_paths(at, address, layout, paths)
-                if at is block:
-                    carry.keep(key, root, (results, known, layout))
+                carry.keep(key, root, (results, known, layout), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
