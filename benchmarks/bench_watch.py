@@ -84,6 +84,8 @@ class Reader:
 
     def __init__(self, process: subprocess.Popen):
         self.arrivals: list[tuple[float, dict]] = []
+        self.cpu: dict[int, float] = {}  # block -> the watch's CPU seconds at its last line
+        self.pid = process.pid
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._read, args=(process,), daemon=True)
         self.thread.start()
@@ -91,12 +93,24 @@ class Reader:
     def _read(self, process) -> None:
         for text in process.stdout:
             now = time.monotonic()
+            line = json.loads(text)
             with self.lock:
-                self.arrivals.append((now, json.loads(text)))
+                self.arrivals.append((now, line))
+                self.cpu[line.get("block")] = _cpu_seconds(self.pid)
 
     def lines_of(self, number: int) -> list[tuple[float, dict]]:
         with self.lock:
             return [(t, x) for t, x in self.arrivals if x.get("block") == number]
+
+
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (Linux /proc): per-block cost that other processes on a
+    shared machine do not inflate, as wall time is."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
 
 
 def watch(*args: str) -> subprocess.Popen:
@@ -196,9 +210,11 @@ def history_then_quiet(quiet: int, workers: int) -> dict:
         raise SystemExit(f"history audit: exit {code}, {len(done)} blocks")
     numbers = sorted(done)
     cost = {b: done[b] - done[a] for a, b in zip(numbers, numbers[1:], strict=False)}
+    cpu = {b: reader.cpu[b] - reader.cpu[a] for a, b in zip(numbers, numbers[1:], strict=False)
+           if a in reader.cpu and b in reader.cpu}
 
-    def mean_ms(blocks) -> float:
-        values = [cost[b] for b in blocks if b in cost]
+    def mean_ms(blocks, table=cost) -> float:
+        values = [table[b] for b in blocks if b in table]
         return round(1000 * sum(values) / max(len(values), 1), 2)
 
     half = history_end // 2
@@ -213,6 +229,11 @@ def history_then_quiet(quiet: int, workers: int) -> dict:
         "quiet_first_ms_per_block": mean_ms(range(history_end + 1,
                                                   history_end + 1 + window)),
         "quiet_last_ms_per_block": mean_ms(range(last - window + 1, last + 1)),
+        "history_first_half_cpu_ms_per_block": mean_ms(range(2, half), cpu),
+        "history_second_half_cpu_ms_per_block": mean_ms(range(half, history_end + 1), cpu),
+        "quiet_first_cpu_ms_per_block": mean_ms(range(history_end + 1,
+                                                      history_end + 1 + window), cpu),
+        "quiet_last_cpu_ms_per_block": mean_ms(range(last - window + 1, last + 1), cpu),
     }
 
 
@@ -252,7 +273,11 @@ def main() -> None:
           f"{history['audit_blocks_per_s']} blocks/s; ms per block: history "
           f"{history['history_first_half_ms_per_block']} -> "
           f"{history['history_second_half_ms_per_block']}, quiet "
-          f"{history['quiet_first_ms_per_block']} -> {history['quiet_last_ms_per_block']}")
+          f"{history['quiet_first_ms_per_block']} -> {history['quiet_last_ms_per_block']} "
+          f"(CPU ms per block: history {history['history_first_half_cpu_ms_per_block']} -> "
+          f"{history['history_second_half_cpu_ms_per_block']}, quiet "
+          f"{history['quiet_first_cpu_ms_per_block']} -> "
+          f"{history['quiet_last_cpu_ms_per_block']})")
     print(f"load average {os.getloadavg()[0]:.1f}")
     print(json.dumps({
         "in_process_incremental_blocks_per_s": round(incremental, 2),
