@@ -1,0 +1,1 @@
+"""Where recompute gets outside data from (beacon nodes: :mod:`recompute.sources.beacon`)."""
