@@ -16,7 +16,7 @@ MALFORMED = "rpc-malformed"
 INVALID = "invalid-consensus-proof"
 
 
-def one_line(text: str, limit: int = 160) -> str:
+def one_line(text: str, limit: int = 300) -> str:
     """``text`` on one line, at most ``limit`` characters: details quote outside data."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."

@@ -213,7 +213,10 @@ class BeaconClient:
         timer.daemon = True
         timer.start()
         try:
-            return self._exchange(path, params, unknown, where)
+            body = self._exchange(path, params, unknown, where)
+            if watch.expired:  # the shutdown may read as a short, complete answer
+                raise self._late(where)
+            return body
         except Unverifiable:
             if watch.expired:
                 raise self._late(where) from None
@@ -268,6 +271,8 @@ def _status_error(response, where: str, unknown: str) -> Unverifiable:
             message = ": " + one_line(document["message"], 120)
     except Exception:  # the error body is a courtesy; its absence changes nothing
         pass
+    if 300 <= response.status_code < 400:
+        message = " (redirects are not followed)"
     reason = unknown if response.status_code == 404 else "rpc-error"
     return Unverifiable(reason, one_line(f"{where}: HTTP {response.status_code}{message}"))
 
