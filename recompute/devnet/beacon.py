@@ -94,8 +94,8 @@ class _BeaconHTTP:
         server.daemon_threads = True
         server.beacon = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="beacon-server",
-                                        daemon=True)
+        self._thread = threading.Thread(target=server.serve_forever, args=(0.05,),
+                                        name="beacon-server", daemon=True)
         self._thread.start()
         return self
 
