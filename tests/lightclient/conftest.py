@@ -1,24 +1,11 @@
-"""Shared helpers of the light-client tests: the fixture folder and JSON loading."""
+"""Fixtures shared by the light-client tests."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import pytest
 
 from recompute.lightclient import MAINNET, bootstrap, decode_bootstrap
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "light-client"
-MAINNET_SETS = ("helios-mainnet-capella", "portal-mainnet-capella", "portal-mainnet-deneb")
-
-
-def load(*parts: str):
-    return json.loads((FIXTURES.joinpath(*parts)).read_text())
-
-
-def root(text: str) -> bytes:
-    return bytes.fromhex(text.removeprefix("0x"))
+from tests.lightclient.data import load, root
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from recompute.devnet.beacon import FixtureBeaconServer
 from recompute.lightclient import MAINNET
 from recompute.lightclient.errors import Unverifiable, UsageError
 from recompute.sources.beacon import BeaconClient, check_beacon_url
-from tests.lightclient.conftest import FIXTURES
+from tests.lightclient.data import FIXTURES
 
 
 class RawServer:

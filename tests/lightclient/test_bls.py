@@ -10,7 +10,7 @@ from py_ecc.fields import optimized_bls12_381_FQ as FQ
 
 from recompute.lightclient import MAINNET, bls, decode_updates
 from recompute.lightclient.proofs import sync_committee_signing_root
-from tests.lightclient.conftest import load
+from tests.lightclient.data import load
 
 P = FQ.field_modulus
 

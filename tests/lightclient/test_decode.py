@@ -19,7 +19,7 @@ from recompute.lightclient import (
 )
 from recompute.lightclient.errors import Unverifiable, UsageError
 from recompute.sources.beacon import parse_bounded_json
-from tests.lightclient.conftest import load, root
+from tests.lightclient.data import load, root
 
 HELIOS = "helios-mainnet-capella"
 DOCUMENTS = {

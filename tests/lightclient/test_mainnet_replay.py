@@ -11,7 +11,7 @@ from recompute.devnet.beacon import FixtureBeaconServer
 from recompute.lightclient import MAINNET, bootstrap
 from recompute.lightclient.errors import Unverifiable
 from recompute.sources.beacon import BeaconClient, sync_light_client
-from tests.lightclient.conftest import FIXTURES, MAINNET_SETS, load, root
+from tests.lightclient.data import FIXTURES, MAINNET_SETS, load, root
 
 
 def current_slot_of(name: str) -> int:

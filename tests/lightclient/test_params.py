@@ -26,7 +26,7 @@ from recompute.lightclient.proofs import (
     finalized_root_gindex_at_slot,
     next_sync_committee_gindex_at_slot,
 )
-from tests.lightclient.conftest import FIXTURES, load, root
+from tests.lightclient.data import FIXTURES, load, root
 
 
 def test_mainnet_is_networks_json():

@@ -16,7 +16,7 @@ from recompute.lightclient import (
 )
 from recompute.lightclient.proofs import get_lc_execution_root
 from recompute.lightclient.sync import apply_light_client_update
-from tests.lightclient.conftest import FIXTURES, load, root
+from tests.lightclient.data import FIXTURES, load, root
 
 CASES = sorted(
     f"{fork}/{case.name}"

@@ -20,7 +20,7 @@ from recompute.lightclient import (
     minimal_network,
 )
 from recompute.lightclient.errors import Unverifiable
-from tests.lightclient.conftest import load, root
+from tests.lightclient.data import load, root
 
 HELIOS = "helios-mainnet-capella"
 SLOT = load(HELIOS, "meta.json")["current_slot_hint"]
