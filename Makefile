@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PYSTAMP   := $(VENV)/.installed
 NODESTAMP := node_modules/.installed
 
-.PHONY: setup demo test lint bench clean layouts vectors
+.PHONY: setup demo test test-fast wheel-check lint bench clean layouts vectors
 
 setup: $(PYSTAMP) $(NODESTAMP)
 
@@ -26,11 +26,19 @@ test: setup
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
+# The inner loop: everything that needs no anvil (a test that starts one unmarked fails here).
+test-fast: setup
+	RECOMPUTE_ANVIL=/nonexistent/anvil $(PY) -m pytest -q -m 'not anvil'
+
+# Build the wheel, install it in a fresh virtualenv outside the checkout, run from there.
+wheel-check: setup
+	PYTHON=$(PYTHON) bash .ci/wheel-check
+
 bench: setup
 	$(PY) benchmarks/bench_proofs.py
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache
+	rm -rf $(VENV) node_modules .pytest_cache build dist
 
 # Regenerate the bundled layout descriptors from the committed artifacts (layouts/sources.json).
 layouts: setup
@@ -38,4 +46,4 @@ layouts: setup
 
 # Rebuild every shipped conformance vector (geth fixtures, a fresh devnet, the seeds' numbers).
 vectors: setup
-	$(PY) -m recompute.vector_catalog
+	$(PY) -m recompute.vectors.catalog

@@ -31,12 +31,13 @@ from trie import HexaryTrie
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from recompute.anchor import anchor_block  # noqa: E402
+from recompute.core.anchor import anchor_block  # noqa: E402
+from recompute.core.prover import prove_account, verify_account_proof  # noqa: E402
+from recompute.data import FIXTURE_CHAIN  # noqa: E402
 from recompute.devnet.anvil import Anvil  # noqa: E402
 from recompute.devnet.contracts import connect, deploy  # noqa: E402
-from recompute.fixture_node import FixtureNode  # noqa: E402
-from recompute.prover import prove_account, verify_account_proof  # noqa: E402
-from recompute.source import LiveSource  # noqa: E402
+from recompute.sources.fixture_node import FixtureNode  # noqa: E402
+from recompute.sources.live import LiveSource  # noqa: E402
 
 MAPPING_SLOT = 3
 
@@ -106,7 +107,7 @@ def main() -> None:
         answers = [(address, b, source.get_proof(address, b, block.hash)) for b in batches]
 
         # the real go-ethereum proof joins the corpus
-        with FixtureNode(ROOT / "tests" / "fixtures" / "execution-apis") as fixture:
+        with FixtureNode(FIXTURE_CHAIN) as fixture:
             fsource = LiveSource(fixture.url)
             fblock = anchor_block([fsource], block="latest")
             faddress = bytes.fromhex("7dcd17433742f4c0ca53122ab541d0ba67fc27df")

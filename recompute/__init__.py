@@ -1,3 +1,26 @@
-"""recompute: re-derive what agent registries claim from storage proofs rooted in pinned headers."""
+"""recompute: re-derive what agent registries claim from storage proofs rooted in pinned headers.
 
-__version__ = "0.1.0"
+The public library API (:mod:`recompute.api`) is importable from here; it loads on first use, so
+that the command line, which imports this package first, starts without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.2.0"
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: lazy public API
+    if name.startswith("__"):
+        raise AttributeError(name)
+    api = importlib.import_module("recompute.api")
+    if name in api.__all__:
+        return getattr(api, name)
+    raise AttributeError(f"module 'recompute' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    api = importlib.import_module("recompute.api")
+    return sorted([*globals(), *api.__all__])

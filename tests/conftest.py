@@ -1,13 +1,47 @@
-"""Shared fixtures: a real anvil on a free loopback port, started and stopped by the tests."""
+"""Shared fixtures: a real anvil on a free loopback port, started and stopped by the tests;
+``run_cli`` for the command line as a user runs it; the ``anvil`` marker.
+
+Every test that needs a chain is marked ``anvil`` here, without the test having to say so: by its
+fixtures (any fixture that starts one) or because its module starts anvil itself (a devnet, a
+watch process). ``make test-fast`` runs the rest (``-m "not anvil"``) with ``RECOMPUTE_ANVIL``
+pointing at no file, so a test that starts anvil without being marked fails loudly there.
+"""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from recompute.devnet.anvil import Anvil
+
+ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
+# Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
+ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle",
+                 "test_amm_devnet", "test_sai_charter_chain", "test_follow", "test_outage",
+                 "test_range", "test_reorg"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = Path(str(item.fspath)).stem
+        if ANVIL_FIXTURES & set(getattr(item, "fixturenames", ())) or module in ANVIL_MODULES:
+            item.add_marker(pytest.mark.anvil)
+
+
+@pytest.fixture
+def run_cli():
+    """Run ``recompute ARGS…`` as a user does (a fresh process); returns CompletedProcess."""
+
+    def run(*args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "recompute", *map(str, args)],
+                              capture_output=True, text=True, timeout=timeout, **kwargs)
+
+    return run
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The ``recompute`` command line (click). Each command lives in its own module.
 
-Exit codes (DESIGN.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage.
+Exit codes (docs/design.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage.
 Every error a user can provoke ends as one line on stderr and the right code, never a
 traceback.
 """
@@ -12,8 +12,8 @@ import sys
 import click
 
 from recompute import __version__
-from recompute.errors import RecomputeError, Unverifiable, UsageError
-from recompute.verdict import EXIT_UNVERIFIABLE, EXIT_USAGE
+from recompute.core.errors import RecomputeError, Unverifiable, UsageError
+from recompute.core.verdict import EXIT_UNVERIFIABLE, EXIT_USAGE
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

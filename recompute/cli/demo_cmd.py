@@ -6,8 +6,7 @@ import sys
 
 import click
 
-from recompute import demo
-from recompute.cli import cli
+from recompute.cli import cli, demo
 
 
 @cli.command("demo")

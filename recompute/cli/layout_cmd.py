@@ -1,4 +1,4 @@
-"""``recompute layout import|show|slot`` (DESIGN.md §CLI surface).
+"""``recompute layout import|show|slot`` (docs/design.md §Module map).
 
 - ``import INPUT [--contract SOURCE:NAME] [--compiler V] -o OUT.json``: a descriptor from
   solc output (bare storageLayout, build artifact, or standard-JSON output);
@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout import import_layout, load_layout, resolve
 from recompute.layout.resolve import hex32, show
 

@@ -5,52 +5,12 @@ A malformed value is a UsageError naming the option: one line, exit 64.
 
 from __future__ import annotations
 
-import re
-
 import click
 
-from recompute.anchor import AnchoredBlock, anchor_block
-from recompute.errors import UsageError
-from recompute.source import LiveSource
-
-_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
-
-
-def parse_address(text: str, what: str = "--address") -> bytes:
-    if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
-        raise UsageError(f"{what} {text!r} is not an address (0x followed by 40 hex digits)")
-    return bytes.fromhex(text[2:])
-
-
-def parse_hash(text: str, what: str) -> bytes:
-    if not re.fullmatch(r"0x[0-9a-fA-F]{64}", text or ""):
-        raise UsageError(f"{what} {text!r} is not a 32-byte hash (0x followed by 64 hex digits)")
-    return bytes.fromhex(text[2:])
-
-
-def parse_uint256(text: str, what: str) -> int:
-    """A 256-bit unsigned integer written in decimal or 0x-hex."""
-    text = (text or "").strip()
-    if _HEX.match(text):
-        value = int(text, 16)
-    elif text.isdigit():
-        value = int(text)
-    else:
-        raise UsageError(f"{what} {text!r} is not a number (decimal or 0x-hex)")
-    if value >= 1 << 256:
-        raise UsageError(f"{what} {text!r} does not fit in 256 bits")
-    return value
-
-
-def parse_block(text: str | None) -> int | str | None:
-    if text is None:
-        return None
-    if text == "latest":
-        return "latest"
-    value = parse_uint256(text, "--block")
-    if value >= 1 << 64:
-        raise UsageError(f"--block {text!r} is not a block number")
-    return value
+from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.core.errors import UsageError
+from recompute.core.hexdata import parse_block, parse_hash
+from recompute.sources.live import LiveSource
 
 
 def chain_options(command):

@@ -7,11 +7,13 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options, parse_address, parse_uint256
-from recompute.errors import Unverifiable, UsageError
-from recompute.prover import prove_account
-from recompute.report import Outcome, anchor_lines, block_evidence, emit
-from recompute.verdict import Verdict
+from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.report import anchor_lines, emit
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.hexdata import parse_address, parse_uint256
+from recompute.core.outcome import Outcome, block_evidence
+from recompute.core.prover import prove_account
+from recompute.core.verdict import Verdict
 
 
 def _parse_expect(text: str) -> tuple[int, int]:

@@ -7,13 +7,15 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options, parse_address
-from recompute.errors import Unverifiable
+from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.report import anchor_lines, emit
+from recompute.core.errors import Unverifiable
+from recompute.core.hexdata import parse_address
+from recompute.core.outcome import Outcome, block_evidence
+from recompute.core.prover import ProofStats, prove_account
+from recompute.core.verdict import Verdict
 from recompute.layout import load_layout
 from recompute.layout.reader import ReadPlan
-from recompute.prover import ProofStats, prove_account
-from recompute.report import Outcome, anchor_lines, block_evidence, emit
-from recompute.verdict import Verdict
 
 
 @cli.command("read")

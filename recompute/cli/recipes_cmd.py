@@ -7,12 +7,14 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options, parse_address
-from recompute.errors import Unverifiable, UsageError
+from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.report import anchor_lines, emit
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.hexdata import parse_address
+from recompute.core.outcome import Outcome, block_evidence
 from recompute.layout import load_layout
-from recompute.recipe import get_recipe, load_recipes
-from recompute.report import Outcome, anchor_lines, block_evidence, emit
-from recompute.runner import step
+from recompute.recipes.framework import get_recipe, load_recipes
+from recompute.recipes.runner import step
 
 RECIPES_OPTION = click.option(
     "--recipes", "recipe_paths", multiple=True, metavar="PATH",

@@ -8,10 +8,21 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import parse_address, parse_hash, sources_from
+from recompute.cli.options import sources_from
 from recompute.cli.recipes_cmd import RECIPES_OPTION, _pairs
-from recompute.errors import UsageError
-from recompute.vectors import capture_step, dumps, load_json, tamper_all, verify_paths
+from recompute.core.errors import UsageError
+from recompute.core.hexdata import parse_address, parse_hash
+from recompute.data import VECTORS
+from recompute.vectors import (
+    capture_step,
+    dumps,
+    find_suites,
+    load_json,
+    peer_method_pinned,
+    read_suite,
+    tamper_all,
+    verify_paths,
+)
 
 
 @cli.group("vectors")
@@ -52,8 +63,8 @@ def capture_command(recipe_name, rpc, block_hash, address, layout_name, params, 
 @click.option("--tamper", "do_tamper", is_flag=True,
               help="Also mutate every vector; pass only if every mutation makes it fail.")
 def verify_command(paths, do_tamper):
-    """Replay vectors with no network (default: vectors/)."""
-    paths = list(paths) or [Path("vectors")]
+    """Replay vectors with no network (default: the bundled suite)."""
+    paths = list(paths) or [VECTORS]
     results = verify_paths(paths)
     failed = 0
     for result in results:
@@ -75,7 +86,6 @@ def verify_command(paths, do_tamper):
 
 def _peer_methods(paths: list[Path]) -> list[str]:
     """The peer aggregate-budget suites must tell the per-edge method apart."""
-    from recompute.vectors import find_suites, peer_method_pinned, read_suite
 
     out = []
     for suite in find_suites(paths)[0]:
@@ -89,7 +99,6 @@ def _peer_methods(paths: list[Path]) -> list[str]:
 
 
 def _vector_files(paths: list[Path]) -> list[Path]:
-    from recompute.vectors import find_suites, read_suite
 
     suites, loose = find_suites(paths)
     files = list(loose)

@@ -3,7 +3,7 @@
 Follow mode (no ``--to``) runs until SIGINT/SIGTERM (or ``--max-blocks``) and exits 0; range
 mode (``--from N --to M``) exits 0 if every check was healthy at every block, 1 if any was
 not (a verified verdict other than its healthy one), 2 if any was UNVERIFIABLE and none
-unhealthy (DESIGN.md §Verdicts). Usage errors, the config's included, exit 64 before any node
+unhealthy (docs/design.md §Verdicts). Usage errors, the config's included, exit 64 before any node
 is asked.
 """
 
@@ -15,19 +15,19 @@ import threading
 
 import click
 
-from recompute.anchor import AnchoredBlock, anchor_block
 from recompute.cli import cli
-from recompute.cli.options import parse_block, parse_hash
-from recompute.errors import Unverifiable, UsageError
-from recompute.source import LiveSource
-from recompute.verdict import EXIT_GOOD
+from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.verdict import EXIT_GOOD
+from recompute.sources.cache import SharedSource
+from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor
 from recompute.watch.config import load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
-from recompute.watch.proofs import SharedSource
 from recompute.watch.sink import Sink
 
 RPC_TIMEOUT = 10.0  # a hung node should not hold a monitoring bot for long

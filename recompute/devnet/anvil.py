@@ -13,15 +13,14 @@ import platform
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recompute.errors import UsageError
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from recompute.core.errors import UsageError
 
 # The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
 DEFAULT_MNEMONIC = "test test test test test test test test test test test junk"
@@ -40,22 +39,25 @@ def _platform_package() -> str:
 
 
 def find_anvil() -> Path:
-    """The anvil binary: ``$RECOMPUTE_ANVIL``, else the one npm installed in this repository."""
+    """The anvil binary: ``$RECOMPUTE_ANVIL``; else the one npm installed in the project's
+    ``node_modules`` (the working directory's, or the one beside the virtualenv this Python
+    runs in, as ``make setup`` lays them out); else ``anvil`` on PATH."""
     override = os.environ.get("RECOMPUTE_ANVIL")
     if override:
         path = Path(override)
         if not path.is_file():
             raise UsageError(f"RECOMPUTE_ANVIL={override} is not a file")
         return path
-    candidate = REPO_ROOT / "node_modules" / "@foundry-rs" / _platform_package() / "bin" / "anvil"
-    if candidate.is_file():
-        return candidate
+    for project in (Path.cwd(), Path(sys.prefix).parent):
+        candidate = project / "node_modules" / "@foundry-rs" / _platform_package() / "bin" / "anvil"
+        if candidate.is_file():
+            return candidate
     on_path = shutil.which("anvil")
     if on_path:
         return Path(on_path)
     raise UsageError(
-        "anvil not found: run `make setup` (npm ci installs @foundry-rs/anvil) "
-        "or set RECOMPUTE_ANVIL to an anvil binary"
+        "anvil not found: install it with `npm install @foundry-rs/anvil` in this folder "
+        "(in a checkout, `make setup`), put anvil on PATH, or set RECOMPUTE_ANVIL to the binary"
     )
 
 

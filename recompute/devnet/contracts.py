@@ -1,4 +1,4 @@
-"""Load compiled artifacts from ``contracts/artifacts`` and deploy them with web3.
+"""Load the bundled compiled artifacts (``recompute/data/artifacts``) and deploy them with web3.
 
 Driving a chain (deploying, sending transactions) is the devnet's business only; nothing
 here is trusted by the verifier, which proves everything it reads.
@@ -13,14 +13,12 @@ from pathlib import Path
 from web3 import Web3
 from web3.contract import Contract
 
-from recompute.devnet.anvil import REPO_ROOT
-
-ARTIFACTS_DIR = REPO_ROOT / "contracts" / "artifacts"
+from recompute.data import ARTIFACTS as ARTIFACTS_DIR
 
 
 @cache
 def load_artifact(name: str, directory: str | None = None) -> dict:
-    """The artifact ``<directory>/<name>.json`` (``contracts/artifacts`` by default)."""
+    """The artifact ``<directory>/<name>.json`` (the bundled artifacts by default)."""
     path = Path(directory) if directory else ARTIFACTS_DIR
     with open(path / f"{name}.json") as fh:
         return json.load(fh)

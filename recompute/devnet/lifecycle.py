@@ -14,9 +14,9 @@ import signal
 import time
 from pathlib import Path
 
+from recompute.core.errors import RecomputeError, UsageError
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
-from recompute.errors import RecomputeError, UsageError
 
 DEFAULT_STATE_DIR = Path(".devnet")
 

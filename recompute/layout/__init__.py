@@ -1,6 +1,6 @@
 """The storage-layout engine: descriptors, paths, slot derivation, read planning, decoding.
 
-Pure (DESIGN.md §One direction of trust: "a layout never hashes a proof"): nothing here
+Pure (docs/design.md §Trust flow: "a layout never hashes a proof"): nothing here
 talks to a node. :func:`resolve` says where a path lives and how that was derived;
 :class:`ReadPlan` says which slots it needs, round by round, and decodes the words it is
 handed.

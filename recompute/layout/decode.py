@@ -17,7 +17,7 @@ Value representation (Python → JSON, see :func:`to_json`):
 
 from __future__ import annotations
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout.paths import Key
 from recompute.layout.types import TypeInfo
 

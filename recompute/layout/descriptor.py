@@ -8,7 +8,7 @@ inheritance order, and the ``types`` table, as solc reports them) plus a header
      "storage": [...], "types": {...}}
 
 Serialisation is deterministic (sorted keys, indent 2, ASCII, trailing newline), so importing
-the same solc output twice gives byte-identical files (DESIGN.md §Pieces: ``layouts/``
+the same solc output twice gives byte-identical files (docs/design.md §Layouts: ``layouts/``
 descriptor files, generated from solc's ``storageLayout`` output, one per contract).
 """
 
@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
+from recompute.data import LAYOUTS
 from recompute.layout.types import (
     KEY_KINDS,
     Member,
@@ -30,7 +31,6 @@ from recompute.layout.types import (
 )
 
 FORMAT = "recompute-layout/1"
-LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
 HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
 
 
@@ -191,7 +191,8 @@ def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
 # --- loading -------------------------------------------------------------------------------
 
 def bundled_layouts() -> list[str]:
-    return sorted(p.stem for p in LAYOUTS_DIR.glob("*.json") if p.name != "schema.json")
+    not_layouts = ("schema.json", "sources.json")
+    return sorted(p.stem for p in LAYOUTS.glob("*.json") if p.name not in not_layouts)
 
 
 def _read_json(path: Path):
@@ -209,17 +210,24 @@ def _read_json(path: Path):
 
 
 def load_layout(name_or_path: str | Path) -> Layout:
-    """A bundled descriptor by name (``layouts/<name>.json``) or a descriptor file."""
+    """A bundled descriptor by name, or a descriptor file by path.
+
+    The two never overlap, so a file cannot hijack a bundled name: a string with no ``/`` that
+    does not end in ``.json`` is always a bundled name (a file of that name in the working
+    directory is ignored); anything else (a :class:`~pathlib.Path`, a string with a ``/`` or
+    ending ``.json``) is always a file. Give ``./NAME`` to mean a file without a suffix.
+    """
     text = str(name_or_path)
-    path = Path(text)
     is_name = isinstance(name_or_path, str) and "/" not in text and not text.endswith(".json")
-    if is_name and not path.exists():
-        bundled = LAYOUTS_DIR / f"{text}.json"
-        if not bundled.is_file() or text == "schema":
-            names = ", ".join(bundled_layouts()) or "none"
-            raise UsageError(f"no bundled layout {text!r} and no such file (bundled: {names})")
-        path = bundled
-    return parse_descriptor(_read_json(path), str(path))
+    if not is_name:
+        path = Path(text)
+        return parse_descriptor(_read_json(path), str(path))
+    bundled = LAYOUTS / f"{text}.json"
+    if text in ("schema", "sources") or not bundled.is_file():
+        names = ", ".join(bundled_layouts()) or "none"
+        raise UsageError(f"no bundled layout {text!r} (bundled: {names}); give a descriptor "
+                         "file as a path (with a / or ending .json)")
+    return parse_descriptor(_read_json(bundled), f"bundled layout {text}")
 
 
 # --- importing solc output -----------------------------------------------------------------

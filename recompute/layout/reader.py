@@ -4,7 +4,7 @@ Pure: a :class:`ReadPlan` never talks to a node. It says which slots it still ne
 (:meth:`ReadPlan.next_round`), is handed their (proven) values (:meth:`ReadPlan.feed`), and
 finally decodes (:meth:`ReadPlan.results`). Every slot one round needs, for all paths
 together, is asked in that round, so the caller makes one proof request per round
-(DESIGN.md §Runner: read plan → prove → derive).
+(docs/design.md §Recipes: read plan → prove → derive).
 
 Most paths need one round: every slot is statically derivable from the path, and an index
 into a dynamic array is checked against the length read in the same round. More rounds are
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from eth_hash.auto import keccak
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout import decode
 from recompute.layout.descriptor import Layout
 from recompute.layout.resolve import Location, hex32, resolve

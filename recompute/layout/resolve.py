@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from eth_hash.auto import keccak
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout.decode import key_preimage
 from recompute.layout.descriptor import Layout
 from recompute.layout.paths import IndexStep, MemberStep, Path, parse_path

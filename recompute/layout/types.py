@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 
 ENCODINGS = ("inplace", "mapping", "dynamic_array", "bytes")
 

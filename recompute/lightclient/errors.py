@@ -8,7 +8,7 @@ and ``usage`` (a bad argument or network file: exit 64).
 
 from __future__ import annotations
 
-from recompute.errors import Unverifiable, UsageError
+from recompute.core.errors import Unverifiable, UsageError
 
 __all__ = ["Unverifiable", "UsageError", "invalid", "malformed", "one_line"]
 

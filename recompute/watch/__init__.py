@@ -1,8 +1,8 @@
-"""``recompute watch``: assert invariants on every block, for monitoring bots (DESIGN.md, users:
-"monitoring bots that assert invariants on every block"; docs/watch.md is the user's guide).
+"""``recompute watch``: assert invariants on every block, for monitoring bots (docs/design.md
+§Watch; docs/watch.md is the user's guide).
 
 - :mod:`~recompute.watch.config`    checks.toml → :class:`~recompute.watch.config.Check` list
-- :mod:`~recompute.watch.proofs`    a proof source that shares raw answers between the checks
+- :mod:`~recompute.sources.cache`    a proof source that shares raw answers between the checks
                                     of one block (and learns each check's slots block to block)
 - :mod:`~recompute.watch.evaluate`  every check at one anchored block → :class:`Line` list
 - :mod:`~recompute.watch.follower`  follow the head: parentHash links, reorgs, outages, finality

@@ -1,7 +1,8 @@
 """``--from N --to M``: audit a range of history (docs/watch.md §Range audit).
 
 Block M is anchored as ``step`` anchors one (the options pin the *top* of the range); every
-block down to N is tied to it by re-hashed parentHash links (:func:`recompute.anchor.ancestors`,
+block down to N is tied to it by re-hashed parentHash links
+(:func:`recompute.core.anchor.ancestors`,
 the checkpoint walk), so one pin covers the whole range. The blocks are evaluated by a bounded
 pool of threads; lines go to stdout in block order. A block the node fails on
 (:data:`~recompute.watch.evaluate.NODE_TROUBLE`) is tried again with backoff, then given
@@ -17,9 +18,9 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from recompute.anchor import AnchoredBlock, ancestors
-from recompute.errors import Unverifiable
-from recompute.verdict import EXIT_BAD, EXIT_GOOD, EXIT_UNVERIFIABLE, Verdict
+from recompute.core.anchor import AnchoredBlock, ancestors
+from recompute.core.errors import Unverifiable
+from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.config import Check
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.sink import Sink

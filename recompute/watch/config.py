@@ -26,11 +26,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from recompute.cli.options import parse_address
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
+from recompute.core.hexdata import parse_address
+from recompute.core.verdict import Verdict
 from recompute.layout import Layout, load_layout
-from recompute.recipe import Recipe, get_recipe
-from recompute.verdict import Verdict
+from recompute.recipes.framework import Recipe, get_recipe
 
 _TOP_KEYS = {"check", "recipes"}
 _CHECK_KEYS = {"name", "recipe", "address", "layout", "healthy", "since", "params", "expect"}
@@ -41,7 +41,8 @@ _HEALTHY = {"GOOD": Verdict.GOOD, "VERIFIED-GOOD": Verdict.GOOD,
 
 @dataclass(frozen=True)
 class Check:
-    """One parsed check: what :func:`recompute.runner.step` needs, plus its healthy verdict."""
+    """One parsed check: what :func:`recompute.recipes.runner.step` needs, plus its healthy
+    verdict."""
 
     name: str
     recipe: Recipe

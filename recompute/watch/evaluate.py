@@ -1,10 +1,10 @@
 """Every check at one anchored block: one :class:`Line` per check (docs/watch.md §Output).
 
-The checks run as :func:`recompute.runner.step` runs one recipe (the same recipe runs on a
-live node, on a vector and inside watch: DESIGN.md §Runner), all together through
-:func:`recompute.runner.step_many`: the block is anchored once, and each round the layout
+The checks run as :func:`recompute.recipes.runner.step` runs one recipe (the same recipe runs on a
+live node, on a vector and inside watch: docs/design.md §Recipes), all together through
+:func:`recompute.recipes.runner.step_many`: the block is anchored once, and each round the layout
 reads of every check of one contract are proven together. Its proof source is a
-:class:`~recompute.watch.proofs.SharedSource`: before the checks run, the slots each one read
+:class:`~recompute.sources.cache.SharedSource`: before the checks run, the slots each one read
 at the previous block it was evaluated at are fetched in one ``eth_getProof`` per contract,
 and the rounds are then answered from those (steady state: one call per contract per block).
 
@@ -18,10 +18,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, replace
 
-from recompute.anchor import AnchoredBlock
-from recompute.errors import Unverifiable, UsageError
-from recompute.runner import Job, step_many
-from recompute.verdict import Verdict
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.verdict import Verdict
+from recompute.recipes.runner import Job, step_many
 from recompute.watch.config import Check
 
 # The node did not answer, answered with an error, or no longer knows the block (it was

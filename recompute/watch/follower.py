@@ -3,7 +3,7 @@
 
 - The first block is anchored as ``step`` anchors one (``--block-hash``, ``--checkpoint``, a
   quorum, else single-rpc); every later block by its parentHash link to the last verified block
-  (:func:`recompute.anchor.by_parent_link`).
+  (:func:`recompute.core.anchor.by_parent_link`).
 - A new head whose parent is not the last verified block is a reorg: the fork point is the
   highest verified block the node still has at its number; the blocks above it are orphaned
   (one ``{"event": "reorg", …}`` line) and the new canonical blocks are evaluated from there.
@@ -25,10 +25,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from recompute.anchor import AnchoredBlock, by_parent_link
-from recompute.errors import Unverifiable
-from recompute.header import Header
-from recompute.verdict import Verdict
+from recompute.core.anchor import AnchoredBlock, by_parent_link
+from recompute.core.errors import Unverifiable
+from recompute.core.header import Header
+from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.sink import Sink
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 
 PREFIX = "recompute_watch_"
 

@@ -1,12 +1,11 @@
-"""Access to the copied go-ethereum execution-apis fixtures (tests/fixtures/README.md)."""
+"""The go-ethereum execution-apis fixtures (bundled: recompute/data/fixtures/README.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from recompute.data import FIXTURE_CHAIN
+from recompute.sources.fixture_node import read_exchanges
 
-from recompute.fixture_node import read_exchanges
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "execution-apis"
+FIXTURES = FIXTURE_CHAIN
 LATEST = 0x36  # the fixtures' "latest" block, per their README
 CONTRACT = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"  # the account eth_getProof/ proves
 

@@ -1,4 +1,5 @@
-"""Tampered proofs and headers never verify (DESIGN.md: a lying node causes UNVERIFIABLE only).
+"""Tampered proofs and headers never verify (docs/design.md §Verdicts: a lying node causes
+UNVERIFIABLE only).
 
 Two corpora: the real go-ethereum proof of the fixtures, and storage tries built with py-trie
 (an independent implementation) from hypothesis-drawn slots and values. Every tampering must
@@ -16,13 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trie import HexaryTrie
 
-from recompute.anchor import anchor_block
-from recompute.errors import Unverifiable
-from recompute.fixture_node import FixtureNode
-from recompute.keccak import keccak256
-from recompute.mpt import InvalidProof, verify
-from recompute.prover import verify_account_proof
-from recompute.source import LiveSource
+from recompute.core.anchor import anchor_block
+from recompute.core.errors import Unverifiable
+from recompute.core.keccak import keccak256
+from recompute.core.mpt import InvalidProof, verify
+from recompute.core.prover import verify_account_proof
+from recompute.sources.fixture_node import FixtureNode
+from recompute.sources.live import LiveSource
 from tests.core.fixturedata import CONTRACT, FIXTURES, exchanges
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -210,7 +211,7 @@ class LyingHeaderSource(LiveSource):
             value = block[self.field]
             block[self.field] = value[:-1] + ("1" if value[-1] != "1" else "2")
             if self.fix_hash:  # a careful liar also recomputes the hash field
-                from recompute.header import Header
+                from recompute.core.header import Header
 
                 block["hash"] = "0x" + Header.from_rpc(
                     {k: v for k, v in block.items() if k != "hash"}).hash.hex()

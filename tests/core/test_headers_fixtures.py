@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from recompute.fixture_node import read_chain
-from recompute.header import Header
-from recompute.hexdata import parse_data
+from recompute.core.header import Header
+from recompute.core.hexdata import parse_data
+from recompute.sources.fixture_node import read_chain
 from tests.core.fixturedata import FIXTURES, exchanges
 
 BLOCKS = [

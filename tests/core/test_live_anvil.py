@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from recompute.anchor import anchor_block
+from recompute.core.anchor import anchor_block
+from recompute.core.errors import Unverifiable
+from recompute.core.prover import prove_account
 from recompute.devnet.anvil import Anvil, rpc_call
 from recompute.devnet.contracts import connect, deploy
-from recompute.errors import Unverifiable
-from recompute.prover import prove_account
-from recompute.source import LiveSource
+from recompute.sources.live import LiveSource
 
 ARTIFACTS = str(Path(__file__).parent / "artifacts")
 GENESIS_TS = 1767225600

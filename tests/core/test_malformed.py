@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recompute.errors import Unverifiable
-from recompute.header import Header
-from recompute.keccak import keccak256
-from recompute.mpt import InvalidProof, verify
+from recompute.core.errors import Unverifiable
+from recompute.core.header import Header
+from recompute.core.keccak import keccak256
+from recompute.core.mpt import InvalidProof, verify
 from tests.core.fixturedata import exchanges
 
 PRAGUE = next(r["result"] for n, _, r in exchanges("eth_getBlockByNumber")

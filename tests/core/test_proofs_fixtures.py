@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from recompute.anchor import anchor_block
-from recompute.fixture_node import FixtureNode
-from recompute.keccak import keccak256
-from recompute.prover import prove_account
-from recompute.source import LiveSource
+from recompute.core.anchor import anchor_block
+from recompute.core.keccak import keccak256
+from recompute.core.prover import prove_account
+from recompute.sources.fixture_node import FixtureNode
+from recompute.sources.live import LiveSource
 from tests.core.fixturedata import CONTRACT, FIXTURES, LATEST, exchanges
 
 

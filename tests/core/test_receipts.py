@@ -8,12 +8,12 @@ import time
 import pytest
 import rlp
 
-from recompute.anchor import anchor_block
+from recompute.core.anchor import anchor_block
+from recompute.core.errors import Unverifiable
+from recompute.core.receipts import encode_receipt, prove_receipts, receipts_root, verify_receipts
 from recompute.devnet.anvil import Anvil, rpc_call
-from recompute.errors import Unverifiable
-from recompute.fixture_node import FixtureNode, read_chain, read_exchanges
-from recompute.receipts import encode_receipt, prove_receipts, receipts_root, verify_receipts
-from recompute.source import LiveSource
+from recompute.sources.fixture_node import FixtureNode, read_chain, read_exchanges
+from recompute.sources.live import LiveSource
 from tests.core.fixturedata import FIXTURES, LATEST
 
 

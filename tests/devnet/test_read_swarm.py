@@ -14,11 +14,11 @@ from __future__ import annotations
 import pytest
 from web3 import Web3
 
-from recompute.anchor import anchor_block
+from recompute.core.anchor import anchor_block
+from recompute.core.prover import prove_account
 from recompute.devnet.contracts import load_artifact
 from recompute.layout import load_layout, read_all
-from recompute.prover import prove_account
-from recompute.source import LiveSource
+from recompute.sources.live import LiveSource
 
 # ERC-8447 §5.1 / §6.1 enum orders
 DISSOLVED = 5

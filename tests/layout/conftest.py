@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from recompute.anchor import anchor_block
+from recompute.core.anchor import anchor_block
+from recompute.core.prover import prove_account
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import import_layout
-from recompute.prover import prove_account
-from recompute.source import LiveSource
+from recompute.sources.live import LiveSource
 
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE / "artifacts"

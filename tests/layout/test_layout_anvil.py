@@ -13,7 +13,7 @@ import pytest
 from eth_hash.auto import keccak
 from web3.exceptions import ContractLogicError
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout import IndexOutOfBounds, InvalidUtf8, ReadPlan, parse_descriptor
 
 from .conftest import ALICE, BOB, solc_slot

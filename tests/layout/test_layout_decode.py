@@ -7,7 +7,7 @@ from eth_hash.auto import keccak
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout import IndexOutOfBounds, ReadPlan, StorageMismatch
 from recompute.layout.decode import decode_value, encode_value, extract, insert
 from recompute.layout.types import TypeInfo

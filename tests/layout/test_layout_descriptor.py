@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout import FORMAT, import_layout, load_layout, parse_descriptor
 from recompute.layout import descriptor as descriptor_module
 from recompute.layout.types import ENCODINGS
@@ -150,12 +150,28 @@ def test_unreadable_files(tmp_path):
 
 
 def test_bundled_names(tmp_path, monkeypatch):
-    monkeypatch.setattr(descriptor_module, "LAYOUTS_DIR", tmp_path)
+    monkeypatch.setattr(descriptor_module, "LAYOUTS", tmp_path)
     (tmp_path / "zoo.json").write_text(import_layout(ZOO_ARTIFACT).dumps())
     (tmp_path / "schema.json").write_text("{}")
     assert load_layout("zoo").contract == ZOO_CONTRACT
     with pytest.raises(UsageError, match=r"no bundled layout 'nope' .*\(bundled: zoo\)"):
         load_layout("nope")
+
+
+def test_a_file_cannot_hijack_a_bundled_name(tmp_path, monkeypatch):
+    """A file named like a bundled layout in the working directory is never read for the name;
+    a path (with a / or ending .json) is always a file (issue: a range audit run from the wrong
+    folder read the wrong slots)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "swarm-registry").write_text(import_layout(ZOO_ARTIFACT).dumps())
+    assert load_layout("swarm-registry").contract.endswith(":SwarmRegistry")
+    assert load_layout("./swarm-registry").contract == ZOO_CONTRACT
+    (tmp_path / "zoo.json").write_text(import_layout(ZOO_ARTIFACT).dumps())
+    assert load_layout("zoo.json").contract == ZOO_CONTRACT
+    with pytest.raises(UsageError, match=r"no bundled layout 'zoo' .*give a descriptor file"):
+        load_layout("zoo")
+    with pytest.raises(UsageError, match=r"no bundled layout 'sources'"):
+        load_layout("sources")  # the bundled folder's build list is not a layout
 
 
 def test_schema_agrees_with_the_code():

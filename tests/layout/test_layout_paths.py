@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
 from recompute.layout import ReadPlan, parse_path, resolve
 from recompute.layout.paths import IndexStep, MemberStep
 

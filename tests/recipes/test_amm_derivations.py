@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from recipes.amm import (
+from recompute.core.keccak import keccak256
+from recompute.recipes.amm import (
     TAG_LAYER_COMMITMENT,
     TAG_STATE_ROOT,
     compute_root,
@@ -18,7 +19,6 @@ from recipes.amm import (
     restore_claim,
     signal_status,
 )
-from recompute.keccak import keccak256
 
 
 def h(text: str) -> bytes:

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from recipes.erc8312 import (
+from recompute.core.errors import UsageError
+from recompute.core.keccak import keccak256
+from recompute.devnet.contracts import load_artifact
+from recompute.layout import load_layout, resolve
+from recompute.recipes.erc8312 import (
     DRAWN,
     Draw,
     Shape,
@@ -21,10 +25,6 @@ from recipes.erc8312 import (
     per_edge_max,
     struct_slots,
 )
-from recompute.devnet.contracts import load_artifact
-from recompute.errors import UsageError
-from recompute.keccak import keccak256
-from recompute.layout import load_layout, resolve
 
 # The envelope the ERC-8312 thread recomputed (Base Sepolia, `struct:2:2:1`).
 SEED_ENVELOPE = bytes.fromhex("48e972a25a6ecc83b0dd9c2943b63155ec899b53e10c1f1eb34ebc1d57bcb041")

@@ -15,13 +15,13 @@ import sys
 
 import pytest
 
-from recompute.anchor import anchor_block
-from recompute.devnet.anvil import REPO_ROOT
+from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
-from recompute.recipe import get_recipe
-from recompute.runner import step
-from recompute.source import LiveSource
+from recompute.recipes.framework import get_recipe
+from recompute.recipes.runner import step
+from recompute.sources.live import LiveSource
+from tests import REPO_ROOT
 
 CAP = "8312/cap-conservation"
 BUDGET = "8312/aggregate-budget"

@@ -1,5 +1,5 @@
 """The peer suite trustless-ai/recompute-kit aggregate-budget-v0, replayed with the pure function
-that ``8312/aggregate-budget`` uses (``recipes.erc8312.aggregate_budget``).
+that ``8312/aggregate-budget`` uses (``recompute.recipes.erc8312.aggregate_budget``).
 
 The suite is hash-pinned (spec §Adapter contract: "the vectors are hash-pinned in suite.json
 (fail-closed on mismatch)"), so both hashes are checked before any vector is read. Field
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from recipes.erc8312 import Draw, aggregate_budget, per_edge_max
+from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "recompute-kit" / "aggregate-budget-v0"
 

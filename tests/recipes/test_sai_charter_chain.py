@@ -2,8 +2,8 @@
 
 The devnet's swarms commit to hashes of labels, not to packs (checked last, at
 ``swarm.amended``: VERIFIED-BAD with the proven hashes read), so this module forms its own
-swarm on a fresh anvil (not the shared devnet) from ``data/pack-v1.json`` and amends it
-materially to ``data/pack-v2.json`` (the objective changed, ERC-8447 §9.1). The hashes sent to
+swarm on a fresh anvil (not the shared devnet) from the bundled ``pack-v1.json`` and amends it
+materially to ``pack-v2.json`` (the objective changed, ERC-8447 §9.1). The hashes sent to
 the registry are computed here with the standard library's JSON encoder (sorted keys, no
 whitespace, UTF-8 — RFC 8785 for packs of integers and strings, a second canonicaliser
 beside the recipe's ``rfc8785``), and ``specHash`` with eth_abi (§3.1).
@@ -22,12 +22,13 @@ from eth_abi import encode
 from eth_hash.auto import keccak
 from web3.logs import DISCARD
 
+from recompute.data import PACKS
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.contracts import connect
 from recompute.devnet.driver import Driver
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = Path(__file__).parent / "data"
+DATA = PACKS
 ZERO32, ZERO_ADDR = b"\x00" * 32, "0x" + "00" * 20
 ROLE_T = "(bytes32,uint32,uint32,address,bool)"
 PHASE_T = "(bytes32,bytes32,bytes32,bytes32,uint8,uint8,uint64,bytes32)"

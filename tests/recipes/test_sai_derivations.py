@@ -12,7 +12,8 @@ import hashlib
 
 import pytest
 
-from recipes.sai import (
+from recompute.core.errors import UsageError
+from recompute.recipes.sai import (
     charter_check,
     live_status,
     load_pack,
@@ -21,7 +22,6 @@ from recipes.sai import (
     revision_check,
     roster_from_records,
 )
-from recompute.errors import UsageError
 
 # §5.1
 FORMING, ACTIVE_S, SUSPENDED_S, CONCLUDING, DISSOLVED = 1, 2, 3, 4, 5

@@ -12,7 +12,7 @@ from recompute.devnet.contracts import connect, deploy
 SLOTBOX = Path(__file__).resolve().parents[1] / "core" / "artifacts"
 
 MODULE = '''
-from recompute.recipe import Derivation, Param, Reads, Recipe, register
+from recompute.recipes.framework import Derivation, Param, Reads, Recipe, register
 
 @register
 class BoxA(Recipe):

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from recompute.vector_catalog import (
+from recompute.vectors import dumps, load_json, replay, tamper_all
+from recompute.vectors.catalog import (
     VECTORS,
     devnet_vectors,
     geth_vectors,
     pure_vectors,
     write_suite,
 )
-from recompute.vectors import dumps, load_json, replay, tamper_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ def test_an_edited_expected_verdict_fails(tmp_path):
 
 
 def test_every_recipe_has_a_devnet_vector():
-    from recompute.recipe import load_recipes
+    from recompute.recipes.framework import load_recipes
 
     covered = {load_json(p)["recipe"] for p in (VECTORS / "devnet").glob("*.json")}
     assert covered == set(load_recipes())
@@ -171,7 +171,7 @@ def test_malformed_vector_content_never_verifies_nor_crashes(name):
         except MalformedVector:
             return  # refused as malformed: fine
         except Exception as exc:  # the CLI turns UsageError into one line; nothing else
-            from recompute.errors import UsageError
+            from recompute.core.errors import UsageError
 
             assert isinstance(exc, UsageError), repr(exc)
             return

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from recompute.anchor import anchor_block, by_parent_link
-from recompute.errors import Unverifiable
+from recompute.core.anchor import anchor_block, by_parent_link
+from recompute.core.errors import Unverifiable
 from recompute.layout import load_layout
-from recompute.recipe import get_recipe
-from recompute.runner import step
-from recompute.source import LiveSource
+from recompute.recipes.framework import get_recipe
+from recompute.recipes.runner import step
+from recompute.sources.cache import SharedSource
+from recompute.sources.live import LiveSource
 from recompute.watch.config import Check
 from recompute.watch.evaluate import BlockEvaluator
-from recompute.watch.proofs import SharedSource
 
 
 def test_a_child_is_anchored_by_its_parent_link(anvil):

@@ -7,11 +7,12 @@ import sys
 
 import pytest
 
-from recompute.devnet.anvil import REPO_ROOT, free_port
-from recompute.errors import UsageError
+from recompute.core.errors import UsageError
+from recompute.core.verdict import Verdict
+from recompute.devnet.anvil import free_port
 from recompute.layout import load_layout
-from recompute.verdict import Verdict
 from recompute.watch.config import load_config
+from tests import REPO_ROOT
 
 REGISTRY = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 SUBJECT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"

@@ -11,12 +11,13 @@ import sys
 
 import pytest
 
-from recompute.anchor import anchor_block
-from recompute.devnet.anvil import REPO_ROOT, free_port
-from recompute.errors import Unverifiable
-from recompute.runner import step
-from recompute.source import LiveSource
+from recompute.core.anchor import anchor_block
+from recompute.core.errors import Unverifiable
+from recompute.devnet.anvil import free_port
+from recompute.recipes.runner import step
+from recompute.sources.live import LiveSource
 from recompute.watch.config import load_config
+from tests import REPO_ROOT
 from tests.watch.watchproc import EXAMPLE, write_config
 
 

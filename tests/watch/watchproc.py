@@ -11,7 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from recompute.devnet.anvil import REPO_ROOT, rpc_call
+from recompute.devnet.anvil import rpc_call
+from tests import REPO_ROOT
 
 EXAMPLE = REPO_ROOT / "examples" / "devnet-watch.toml"
 

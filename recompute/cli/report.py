@@ -1,0 +1,42 @@
+"""Printing a command's outcome for people, or as one JSON object (the CLI's side of it)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.outcome import Outcome
+from recompute.core.verdict import REASONS, Verdict
+
+
+def emit(outcome: Outcome, as_json: bool, human_lines: list[str] | None = None) -> int:
+    """Print the outcome (stdout) and return its exit code."""
+    if as_json:
+        click.echo(json.dumps(outcome.to_json(), indent=2))
+        return outcome.verdict.exit_code
+    head = f"{outcome.verdict.value} ({outcome.reason})"
+    if outcome.detail:
+        head += f": {outcome.detail}"
+    elif outcome.reason in REASONS and outcome.verdict is not Verdict.GOOD:
+        head += f": {REASONS[outcome.reason]}"
+    click.echo(head)
+    for line in human_lines or []:
+        click.echo(line)
+    return outcome.verdict.exit_code
+
+
+def anchor_lines(block: AnchoredBlock) -> list[str]:
+    lines = [
+        f"block {block.number} 0x{block.hash.hex()} (chain {block.chain_id}, "
+        f"timestamp {block.timestamp})",
+        f"state root 0x{block.state_root.hex()}",
+        f"anchor {block.anchor.method}: trusts {block.anchor.trusts}",
+    ]
+    if block.anchor.method == "single-rpc":
+        lines.append(
+            "warning: single-rpc: the node itself said which block this is; pin it with "
+            "--block-hash, --checkpoint or a --quorum of endpoints to not trust it"
+        )
+    return lines

@@ -1,0 +1,260 @@
+"""Anchoring: from a node's header to a header whose hash is pinned.
+
+The four ways of the trust core (README §Trust model):
+
+``block-hash``  the user's own trusted hash; the node's header must hash to it.
+``quorum``      K endpoints must return the same hash for block N; any disagreement is
+                UNVERIFIABLE (``anchor-disagreement``) naming who said what.
+``checkpoint``  from a trusted hash at or above N, parentHash links are walked down to N,
+                every header re-hashed on the way.
+``single-rpc``  nothing pinned: the one node is trusted for the header (said plainly).
+
+Only this module builds an :class:`AnchoredBlock`; everything downstream takes one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.header import Header
+from recompute.core.source import BlockRef, ProofSource
+
+_SEAL = object()
+
+# What each method leaves to trust, in the words the report prints.
+TRUSTS = {
+    "block-hash": "the block hash you pinned",
+    "quorum": "that the agreeing endpoints are not all lying together",
+    "checkpoint": "the checkpoint hash you pinned (every header down to the block re-hashed)",
+    "single-rpc": "the node itself, for which block this is: nothing was pinned",
+    "parent-link": "the anchored block below which it lies: parentHash links re-hashed",
+}
+
+
+@dataclass(frozen=True)
+class Anchor:
+    method: str
+    detail: dict = field(default_factory=dict)
+
+    @property
+    def trusts(self) -> str:
+        return TRUSTS[self.method]
+
+    def to_json(self) -> dict:
+        return {"method": self.method, "trusts": self.trusts, **self.detail}
+
+
+class AnchoredBlock:
+    """A header whose hash has been tied to a pin by one of the four methods."""
+
+    __slots__ = ("header", "anchor", "chain_id", "source")
+
+    def __init__(self, seal, header: Header, anchor: Anchor, chain_id: int, source: ProofSource):
+        if seal is not _SEAL:
+            raise TypeError("AnchoredBlock is built by recompute.core.anchor only")
+        self.header = header
+        self.anchor = anchor
+        self.chain_id = chain_id
+        self.source = source  # the endpoint that agreed and will serve the proofs
+
+    @property
+    def number(self) -> int:
+        return self.header.number
+
+    @property
+    def hash(self) -> bytes:
+        return self.header.hash
+
+    @property
+    def state_root(self) -> bytes:
+        return self.header.state_root
+
+    @property
+    def timestamp(self) -> int:
+        return self.header.timestamp
+
+    def to_json(self) -> dict:
+        return {
+            "number": self.number,
+            "hash": "0x" + self.hash.hex(),
+            "state_root": "0x" + self.state_root.hex(),
+            "receipts_root": "0x" + self.header.receipts_root.hex(),
+            "timestamp": self.timestamp,
+        }
+
+
+def _fetch_header(source: ProofSource, ref: BlockRef | bytes) -> Header:
+    raw = source.block_by_hash(ref) if isinstance(ref, bytes) else source.block_by_number(ref)
+    if raw is None:
+        shown = "0x" + ref.hex() if isinstance(ref, bytes) else str(ref)
+        raise Unverifiable("block-unknown", f"{source.label} does not know block {shown}")
+    return Header.from_rpc(raw)
+
+
+def by_block_hash(
+    sources: Sequence[ProofSource], pinned: bytes, number: BlockRef | None = None
+) -> AnchoredBlock:
+    source = sources[0]
+    header = _fetch_header(source, pinned)
+    if header.hash != pinned:
+        raise Unverifiable(
+            "header-mismatch",
+            f"{source.label} returned a header that hashes to 0x{header.hash.hex()}, "
+            f"not the pinned 0x{pinned.hex()}",
+        )
+    if isinstance(number, int) and header.number != number:
+        raise Unverifiable(
+            "header-mismatch",
+            f"the pinned hash is block {header.number}, not the requested block {number}",
+        )
+    anchor = Anchor("block-hash", {"pinned_hash": "0x" + pinned.hex()})
+    return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int) -> AnchoredBlock:
+    source = sources[0]
+    top = by_block_hash([source], checkpoint).header
+    if number > top.number:
+        raise UsageError(
+            f"--block {number} is above the checkpoint's block {top.number}: "
+            "a checkpoint anchors blocks at or below it"
+        )
+    top_block = AnchoredBlock(_SEAL, top, Anchor("block-hash", {}), source.chain_id(), source)
+    header = ancestors(top_block, number)[-1].header  # every parent link re-hashed
+    anchor = Anchor(
+        "checkpoint",
+        {
+            "checkpoint_hash": "0x" + checkpoint.hex(),
+            "checkpoint_number": top.number,
+            "headers_walked": top.number - number,
+        },
+    )
+    return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
+    """Every block from ``block`` down to number ``down_to`` (inclusive), newest first, each
+    tied to ``block`` by re-hashed parentHash links (for events over a block range)."""
+    if down_to > block.number:
+        raise UsageError(f"block {down_to} is above the pinned block {block.number}")
+    out = [block]
+    header = block.header
+    while header.number > down_to:
+        parent = _fetch_header(block.source, header.parent_hash)
+        if parent.hash != header.parent_hash or parent.number != header.number - 1:
+            raise Unverifiable(
+                "header-mismatch",
+                f"{block.source.label} returned for the parent of block {header.number} a "
+                f"header that hashes to 0x{parent.hash.hex()}, not 0x{header.parent_hash.hex()}",
+            )
+        anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
+                                        "depth": block.number - parent.number})
+        out.append(AnchoredBlock(_SEAL, parent, anchor, block.chain_id, block.source))
+        header = parent
+    return out
+
+
+def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBlock:
+    """The next block up from an anchored ``parent`` (``recompute watch`` following the head):
+    its header must re-hash to the hash the node claims, name ``parent`` as its parentHash and
+    be numbered ``parent.number + 1``. A link *up* proves continuity (nothing below the child
+    was rewritten), not that the child is the chain's canonical block: for that the node is
+    trusted, as the detail says."""
+    header = Header.from_rpc(child_header_json)
+    if header.parent_hash != parent.hash or header.number != parent.number + 1:
+        raise Unverifiable(
+            "header-mismatch",
+            f"{parent.source.label} returned as the child of block {parent.number} "
+            f"(0x{parent.hash.hex()}) block {header.number} whose parentHash is "
+            f"0x{header.parent_hash.hex()}",
+        )
+    anchor = Anchor("parent-link", {
+        "parent_hash": "0x" + parent.hash.hex(),
+        "parent_number": parent.number,
+        # the first block of the walk and how it was anchored, carried up the chain
+        "root_anchor": parent.anchor.detail.get("root_anchor", parent.anchor.method),
+        "root_number": parent.anchor.detail.get("root_number", parent.number),
+        "direction": "child",
+        "endpoint": parent.source.label,
+    })
+    return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+
+
+def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:
+    if not 1 <= quorum <= len(sources):
+        raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
+    if number == "latest":
+        # The newest block every endpoint has: the smallest of their heads.
+        heads = []
+        for source in sources:
+            try:
+                heads.append(_fetch_header(source, "latest").number)
+            except Unverifiable:
+                continue
+        if not heads:
+            raise Unverifiable("rpc-unreachable", "no endpoint answered for the latest block")
+        number = min(heads)
+    said: dict[str, str] = {}
+    headers: dict[bytes, tuple[Header, ProofSource]] = {}
+    failures: list[str] = []
+    for source in sources:
+        try:
+            header = _fetch_header(source, number)
+        except Unverifiable as exc:
+            failures.append(f"{source.label}: {exc.reason}")
+            said[source.label] = f"({exc.reason})"
+            continue
+        said[source.label] = "0x" + header.hash.hex()
+        headers.setdefault(header.hash, (header, source))
+    if len(headers) > 1:
+        who = "; ".join(f"{label} says {value}" for label, value in said.items())
+        raise Unverifiable("anchor-disagreement", f"block {number}: {who}")
+    agreeing = len(sources) - len(failures)
+    if not headers or agreeing < quorum:
+        raise Unverifiable(
+            "quorum-not-met",
+            f"block {number}: {agreeing} of {len(sources)} endpoints answered, quorum is "
+            f"{quorum} ({'; '.join(failures)})",
+        )
+    header, source = next(iter(headers.values()))
+    anchor = Anchor(
+        "quorum",
+        {"quorum": quorum, "endpoints": said, "agreeing": agreeing},
+    )
+    return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def by_single_rpc(source: ProofSource, number: BlockRef) -> AnchoredBlock:
+    header = _fetch_header(source, number)
+    anchor = Anchor("single-rpc", {"endpoint": source.label})
+    return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def anchor_block(
+    sources: Sequence[ProofSource],
+    *,
+    block: BlockRef | None = None,
+    block_hash: bytes | None = None,
+    quorum: int | None = None,
+    checkpoint: bytes | None = None,
+) -> AnchoredBlock:
+    """Anchor one block by whichever method the options name (see module doc)."""
+    if not sources:
+        raise UsageError("no --rpc endpoint given")
+    if block_hash is not None and checkpoint is not None:
+        raise UsageError("--block-hash and --checkpoint are two anchors: give one")
+    if block_hash is not None:
+        if quorum is not None:
+            raise UsageError("--block-hash pins the block itself; --quorum does not apply")
+        return by_block_hash(sources, block_hash, block)
+    if checkpoint is not None:
+        if not isinstance(block, int):
+            raise UsageError("--checkpoint needs --block N (the number to walk down to)")
+        return by_checkpoint(sources, checkpoint, block)
+    if block is None:
+        raise UsageError("give --block N|latest or --block-hash H")
+    if quorum is not None or len(sources) > 1:
+        return by_quorum(sources, block, quorum if quorum is not None else len(sources))
+    return by_single_rpc(sources[0], block)

@@ -1,0 +1,28 @@
+"""Errors that reach the user as one line and an exit code (docs/design.md §Verdicts)."""
+
+from __future__ import annotations
+
+
+class RecomputeError(Exception):
+    """Base of every error recompute raises on purpose."""
+
+
+class UsageError(RecomputeError):
+    """Bad arguments, unknown layout path, malformed file: exit 64."""
+
+    exit_code = 64
+
+
+class Unverifiable(RecomputeError):
+    """The question cannot be answered from proofs: exit 2 with a reason code.
+
+    ``reason`` is one of :data:`recompute.core.verdict.REASONS`; ``detail`` is the one line a
+    user reads.
+    """
+
+    exit_code = 2
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail

@@ -1,0 +1,84 @@
+"""Strict parsing of 0x-hex text, from a node's JSON answers or from a user's arguments.
+
+The node's text is outside data: every parser here raises the error class its caller names
+(``Unverifiable('rpc-malformed', …)`` for node answers, ``UsageError`` for arguments), with a
+message that says which field was wrong, never a bare ValueError.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from recompute.core.errors import UsageError
+
+_HEX = re.compile(r"0x[0-9a-fA-F]*\Z")
+
+ErrorFactory = Callable[[str], Exception]
+
+
+def parse_data(text: object, what: str, error: ErrorFactory, size: int | None = None) -> bytes:
+    """0x-hex byte data (an even number of digits); ``size`` forces an exact length."""
+    if not isinstance(text, str) or not _HEX.match(text) or len(text) % 2:
+        raise error(f"{what} is not 0x-prefixed even-length hex: {_show(text)}")
+    data = bytes.fromhex(text[2:])
+    if size is not None and len(data) != size:
+        raise error(f"{what} must be {size} bytes, got {len(data)}: {_show(text)}")
+    return data
+
+
+def parse_quantity(text: object, what: str, error: ErrorFactory, bits: int = 256) -> int:
+    """A JSON-RPC quantity: 0x-hex, at least one digit, within ``bits`` bits."""
+    if not isinstance(text, str) or not _HEX.match(text) or len(text) < 3:
+        raise error(f"{what} is not a 0x-hex quantity: {_show(text)}")
+    value = int(text, 16)
+    if value.bit_length() > bits:
+        raise error(f"{what} does not fit in {bits} bits: {_show(text)}")
+    return value
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ---- values a user gives (options, config files): a bad one is a UsageError ------------
+
+_HEX_NUMBER = re.compile(r"0x[0-9a-fA-F]+\Z")
+
+
+def parse_address(text: str, what: str = "--address") -> bytes:
+    if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
+        raise UsageError(f"{what} {text!r} is not an address (0x followed by 40 hex digits)")
+    return bytes.fromhex(text[2:])
+
+
+def parse_hash(text: str, what: str) -> bytes:
+    if not re.fullmatch(r"0x[0-9a-fA-F]{64}", text or ""):
+        raise UsageError(f"{what} {text!r} is not a 32-byte hash (0x followed by 64 hex digits)")
+    return bytes.fromhex(text[2:])
+
+
+def parse_uint256(text: str, what: str) -> int:
+    """A 256-bit unsigned integer written in decimal or 0x-hex."""
+    text = (text or "").strip()
+    if _HEX_NUMBER.match(text):
+        value = int(text, 16)
+    elif text.isdigit():
+        value = int(text)
+    else:
+        raise UsageError(f"{what} {text!r} is not a number (decimal or 0x-hex)")
+    if value >= 1 << 256:
+        raise UsageError(f"{what} {text!r} does not fit in 256 bits")
+    return value
+
+
+def parse_block(text: str | None) -> int | str | None:
+    if text is None:
+        return None
+    if text == "latest":
+        return "latest"
+    value = parse_uint256(text, "--block")
+    if value >= 1 << 64:
+        raise UsageError(f"--block {text!r} is not a block number")
+    return value

@@ -1,0 +1,36 @@
+"""A verdict with its reason and evidence (docs/design.md §Verdicts); printing lives in the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.errors import Unverifiable
+from recompute.core.verdict import Verdict
+
+
+@dataclass
+class Outcome:
+    verdict: Verdict
+    reason: str
+    evidence: dict = field(default_factory=dict)
+    detail: str = ""
+
+    @classmethod
+    def unverifiable(cls, error: Unverifiable, evidence: dict | None = None) -> Outcome:
+        return cls(Verdict.UNVERIFIABLE, error.reason, evidence or {}, error.detail)
+
+    def to_json(self) -> dict:
+        out = {"verdict": self.verdict.value, "reason": self.reason}
+        if self.detail:
+            out["detail"] = self.detail
+        out["evidence"] = self.evidence
+        return out
+
+
+def block_evidence(block: AnchoredBlock) -> dict:
+    return {
+        "chain_id": block.chain_id,
+        "block": block.to_json(),
+        "anchor": block.anchor.to_json(),
+    }

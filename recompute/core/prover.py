@@ -1,0 +1,214 @@
+"""Proven accounts and slots: one ``eth_getProof`` per account, verified against the
+anchored header's ``stateRoot`` (EIP-1186).
+
+:class:`ProvenAccount` is the only way verified state leaves this module; it can only be
+built here. Every claim the node makes beside its proofs (``address``, ``nonce``,
+``balance``, ``storageHash``, ``codeHash``, each slot's ``key`` and ``value``) must equal
+what the proofs show, else ``rpc-inconsistent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import rlp
+
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.errors import Unverifiable
+from recompute.core.hexdata import parse_data, parse_quantity
+from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
+from recompute.core.mpt import InvalidProof, NodeCache, verify
+from recompute.core.source import ProofSource
+
+_SEAL = object()
+_ZERO32 = bytes(32)
+
+
+def _malformed(message: str) -> Unverifiable:
+    return Unverifiable("rpc-malformed", f"eth_getProof: {message}")
+
+
+def _inconsistent(message: str) -> Unverifiable:
+    return Unverifiable("rpc-inconsistent", message)
+
+
+class ProvenAccount:
+    """An account and some of its slots, proven at one anchored block."""
+
+    __slots__ = (
+        "block", "address", "exists", "nonce", "balance", "storage_root", "code_hash", "storage"
+    )
+
+    def __init__(self, seal, block: AnchoredBlock, address: bytes, fields: tuple | None,
+                 storage: Mapping[int, int]):
+        if seal is not _SEAL:
+            raise TypeError("ProvenAccount is built by recompute.core.prover only")
+        self.block = block
+        self.address = address
+        self.exists = fields is not None
+        nonce, balance, storage_root, code_hash = fields or (0, 0, EMPTY_TRIE_ROOT, EMPTY_CODE_HASH)
+        self.nonce = nonce
+        self.balance = balance
+        self.storage_root = storage_root
+        self.code_hash = code_hash
+        self.storage: Mapping[int, int] = MappingProxyType(dict(storage))
+
+    def to_json(self) -> dict:
+        return {
+            "address": "0x" + self.address.hex(),
+            "exists": self.exists,
+            "nonce": self.nonce,
+            "balance": str(self.balance),
+            "storage_root": "0x" + self.storage_root.hex(),
+            "code_hash": "0x" + self.code_hash.hex(),
+        }
+
+
+@dataclass
+class ProofStats:
+    """What verification cost: for evidence and benchmarks."""
+
+    requests: int = 0
+    slots: int = 0
+    nodes_hashed: int = 0
+
+
+def prove_account(
+    block: AnchoredBlock,
+    address: bytes,
+    slots: Iterable[int] = (),
+    source: ProofSource | None = None,
+    stats: ProofStats | None = None,
+) -> ProvenAccount:
+    """Ask ``source`` (by default the endpoint that anchored ``block``) for one proof of
+    ``address`` and every slot in ``slots``, and verify all of it."""
+    wanted = list(dict.fromkeys(slots))  # unique, in the order asked
+    for slot in wanted:
+        if not 0 <= slot < 1 << 256:
+            raise ValueError(f"slot {slot} is not a 256-bit unsigned integer")
+    source = source or block.source
+    answer = source.get_proof(address, wanted, block.hash)
+    if stats is not None:
+        stats.requests += 1
+        stats.slots += len(wanted)
+    return verify_account_proof(block, address, wanted, answer, stats)
+
+
+def verify_account_proof(
+    block: AnchoredBlock,
+    address: bytes,
+    slots: list[int],
+    answer: dict,
+    stats: ProofStats | None = None,
+) -> ProvenAccount:
+    """Verify a raw ``eth_getProof`` answer for ``address`` and ``slots`` at ``block``."""
+    if not isinstance(answer, dict):
+        raise _malformed("the answer is not an object")
+    claimed_address = parse_data(answer.get("address"), "address", _malformed, 20)
+    if claimed_address != address:
+        raise _inconsistent(
+            f"asked for the account 0x{address.hex()}, the node answered for "
+            f"0x{claimed_address.hex()}"
+        )
+    cache = NodeCache()
+    leaf = verify(block.state_root, keccak256(address), answer.get("accountProof"), cache)
+    fields = None if leaf is None else _decode_account(leaf)
+    account = ProvenAccount(_SEAL, block, address, fields, {})
+    _check_account_claims(account, answer)
+
+    entries = answer.get("storageProof")
+    if not isinstance(entries, list):
+        raise _malformed("storageProof is not a list")
+    if len(entries) != len(slots):
+        raise _inconsistent(
+            f"asked for {len(slots)} slot(s), the node answered {len(entries)} storage proof(s)"
+        )
+    storage: dict[int, int] = {}
+    root = account.storage_root
+    for slot, entry in zip(slots, entries, strict=True):
+        if not isinstance(entry, dict):
+            raise _malformed("a storageProof entry is not an object")
+        key = parse_quantity(entry.get("key"), "storageProof.key", _malformed)
+        if key != slot:
+            raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
+        proof = entry.get("proof")
+        if not account.exists and proof not in ([], ["0x80"]):
+            raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
+        raw = verify(root, keccak256(slot.to_bytes(32, "big")), proof, cache)
+        value = 0 if raw is None else _decode_slot_value(raw, slot)
+        claimed = parse_quantity(entry.get("value"), "storageProof.value", _malformed)
+        if claimed != value:
+            raise _inconsistent(
+                f"slot {slot:#x}: the node says value {claimed:#x} but its proof shows {value:#x}"
+            )
+        storage[slot] = value
+    if stats is not None:
+        stats.nodes_hashed += cache.hashed
+    return ProvenAccount(_SEAL, block, address, fields, storage)
+
+
+def _decode_account(leaf: bytes) -> tuple[int, int, bytes, bytes]:
+    """The state trie's leaf: rlp([nonce, balance, storageRoot, codeHash])."""
+    try:
+        items = rlp.decode(leaf, strict=True)
+    except rlp.exceptions.DecodingError:
+        raise InvalidProof("the account leaf is not canonical RLP") from None
+    if not isinstance(items, list) or len(items) != 4 or not all(
+        isinstance(item, bytes) for item in items
+    ):
+        raise InvalidProof("the account leaf is not [nonce, balance, storageRoot, codeHash]")
+    nonce, balance, storage_root, code_hash = items
+    if nonce[:1] == b"\x00" or balance[:1] == b"\x00" or len(nonce) > 8 or len(balance) > 32:
+        raise InvalidProof("the account leaf's nonce or balance is not a canonical integer")
+    if len(storage_root) != 32 or len(code_hash) != 32:
+        raise InvalidProof("the account leaf's storageRoot or codeHash is not 32 bytes")
+    return int.from_bytes(nonce, "big"), int.from_bytes(balance, "big"), storage_root, code_hash
+
+
+def _decode_slot_value(raw: bytes, slot: int) -> int:
+    """A storage leaf holds rlp(value with leading zero bytes stripped).
+
+    Consensus clients delete a slot set to zero; anvil keeps it as a leaf holding rlp(0) =
+    0x80. That leaf is still hash-proven and means exactly one thing, zero, so it is read as
+    zero rather than refused (refusing would make every anvil contract that clears a slot
+    unverifiable). Any other non-canonical integer is refused.
+    """
+    if raw == b"\x80":
+        return 0
+    first = raw[0]
+    if first < 0x80:
+        if len(raw) == 1 and first:
+            return first
+    elif first <= 0xA0:
+        body = raw[1:]
+        if len(body) == first - 0x80 and len(body) >= 1 and body[0] and (
+            len(body) > 1 or body[0] >= 0x80
+        ):
+            return int.from_bytes(body, "big")
+    raise InvalidProof(
+        f"slot {slot:#x}: the stored value is not a canonical RLP integer: 0x{raw.hex()[:80]}"
+    )
+
+
+def _check_account_claims(account: ProvenAccount, answer: dict) -> None:
+    claims = {
+        "nonce": (parse_quantity(answer.get("nonce"), "nonce", _malformed, 64), account.nonce),
+        "balance": (parse_quantity(answer.get("balance"), "balance", _malformed), account.balance),
+    }
+    storage_hash = parse_data(answer.get("storageHash"), "storageHash", _malformed, 32)
+    code_hash = parse_data(answer.get("codeHash"), "codeHash", _malformed, 32)
+    # For an absent account nodes differ on what to print (geth: zero hashes where anvil and
+    # reth print the empty root / empty code hash); both say "nothing", and both are accepted.
+    absent_ok = not account.exists and storage_hash in (_ZERO32, EMPTY_TRIE_ROOT)
+    if not absent_ok:
+        claims["storageHash"] = ("0x" + storage_hash.hex(), "0x" + account.storage_root.hex())
+    if account.exists or code_hash not in (_ZERO32, EMPTY_CODE_HASH):
+        claims["codeHash"] = ("0x" + code_hash.hex(), "0x" + account.code_hash.hex())
+    for name, (claimed, proven) in claims.items():
+        if claimed != proven:
+            raise _inconsistent(
+                f"account 0x{account.address.hex()}: the node says {name} {claimed} but its "
+                f"proof shows {proven}"
+            )

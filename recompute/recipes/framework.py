@@ -1,0 +1,245 @@
+"""Recipes: named re-derivations of what a registry claims, from proven values only.
+
+A recipe (docs/design.md §Recipes) declares its name (``area/name``), a one-line help, typed
+parameters, its default layout (the bundled reference contract's), and a *plan*: a generator
+that yields what it needs to read and finally returns a :class:`Derivation`::
+
+    def plan(self, p, clock):
+        head = (yield Reads([f"heads[{p['subject']}]"]))[f"heads[{p['subject']}]"]
+        policy = (yield Reads([f"policies[{p['subject']}][{head['policyVersion']}]"]))[...]
+        return Derivation(holds=..., derived={...})
+
+The plan never sees the RPC: it yields layout paths (:class:`Reads`), raw slots
+(:class:`Slots`) or an event query (:class:`Logs`) and is sent back proven, typed values; the
+pure derivation is ordinary code between the yields. The runner (:mod:`recompute.recipes.runner`)
+asks one ``eth_getProof`` per round. Later rounds can depend on earlier values (the policy
+version before the policy).
+
+Recipes register themselves with :func:`register`; the bundled ones live in the top-level
+``recipes/`` package, a user's own modules are loaded with ``--recipes PATH`` or the
+``RECOMPUTE_RECIPES`` environment variable (README §Recipes).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import pkgutil
+import re
+import sys
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recompute.core.errors import UsageError
+
+# ---- what a plan yields -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reads:
+    """Layout paths of the recipe's contract; answered with ``{path: decoded value}``.
+
+    ``block``: read at that earlier block instead of the pinned one (its header tied to the
+    pinned block by parentHash links, its storage proven against its own stateRoot)."""
+
+    paths: list[str]
+    block: int | None = None
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Raw storage slots of the recipe's contract, for shapes no layout names (an arbitrary
+    ``struct:S:A:C`` on an unknown contract); answered with ``{slot: proven value}``."""
+
+    slots: list[int]
+
+
+@dataclass(frozen=True)
+class Logs:
+    """Events of the recipe's contract from ``from_block`` to the pinned block (inclusive),
+    whose first topic is ``topic0``; answered with a list of ProvenLog in chain order."""
+
+    topic0: bytes
+    from_block: int
+    extra_topics: tuple[bytes | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReceiptsAt:
+    """Every log of the recipe's contract in one block (by number, at or below the pin)."""
+
+    block: int
+
+
+@dataclass
+class Derivation:
+    """What a plan returns: whether the recipe's own predicate holds, and what it derived."""
+
+    holds: bool
+    derived: dict[str, Any]
+    predicate: str = ""  # the predicate in words, for the report
+    findings: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The pinned header's number and timestamp: the recipe's only notion of time
+    (ERC-6372 timestamp mode: clock() is the block timestamp)."""
+
+    number: int
+    timestamp: int
+
+
+@dataclass(frozen=True)
+class ViewCheck:
+    """A view function whose answer ``--compare-views`` sets beside a derived value."""
+
+    signature: str  # e.g. "layerStatus(address,uint8)"
+    args: tuple
+    arg_types: tuple[str, ...]
+    returns: tuple[str, ...]
+    compare: Callable[[tuple, dict], dict[str, tuple[Any, Any]]]  # -> {name: (view, derived)}
+
+
+# ---- parameters -----------------------------------------------------------------------------
+
+
+_KINDS = ("address", "uint", "int", "bytes32", "str", "file", "bool")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    help: str
+    default: Any = None
+    required: bool = True
+
+    def parse(self, text: str) -> Any:
+        """A value given on the command line as text."""
+        where = f"--param {self.name}"
+        if self.kind == "address":
+            if not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
+                raise UsageError(f"{where}={text!r} is not an address (0x + 40 hex digits)")
+            return "0x" + text[2:].lower()
+        if self.kind in ("uint", "int"):
+            try:
+                value = int(text, 0)
+            except ValueError:
+                raise UsageError(f"{where}={text!r} is not an integer") from None
+            if self.kind == "uint" and not 0 <= value < 1 << 256:
+                raise UsageError(f"{where}={text!r} is not a uint256")
+            return value
+        if self.kind == "bytes32":
+            if not re.fullmatch(r"0x[0-9a-fA-F]{64}", text):
+                raise UsageError(f"{where}={text!r} is not 32 bytes of 0x-hex")
+            return "0x" + text[2:].lower()
+        if self.kind == "bool":
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise UsageError(f"{where}={text!r} is not true/false")
+            return text.lower() in ("true", "1")
+        if self.kind == "file":
+            path = Path(text)
+            if not path.is_file():
+                raise UsageError(f"{where}={text!r}: no such file")
+            return path
+        return text
+
+
+# ---- the recipe base and its registry -----------------------------------------------------
+
+
+class Recipe:
+    name: str = ""
+    help: str = ""
+    params: tuple[Param, ...] = ()
+    layout: str = ""  # default layout: the bundled reference contract's
+    positional: tuple[str, ...] = ()  # params that may follow RPC ADDRESS on the command line
+    section: str = ""  # the seed section it implements, for the listing
+
+    def plan(self, p: dict, clock: Clock) -> Generator[Any, Any, Derivation]:
+        raise NotImplementedError
+
+    def views(self, p: dict) -> list[ViewCheck]:
+        """View functions to compare under --compare-views (none by default)."""
+        return []
+
+    def mistakes(self) -> dict[str, Recipe]:
+        """Wrong-but-plausible methods of deriving the same answer (``vectors verify
+        --tamper`` checks that every vector of this recipe tells each one apart)."""
+        return {}
+
+    def parse_params(self, given: dict[str, str]) -> dict:
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise UsageError(
+                f"{self.name} has no parameter {unknown[0]!r} "
+                f"(parameters: {', '.join(known) or 'none'})"
+            )
+        out = {}
+        for param in self.params:
+            if param.name in given:
+                out[param.name] = param.parse(given[param.name])
+            elif param.required and param.default is None:
+                raise UsageError(f"{self.name} needs --param {param.name}=… ({param.help})")
+            else:
+                out[param.name] = param.default
+        return out
+
+
+_REGISTRY: dict[str, Recipe] = {}
+
+
+def register(cls: type[Recipe]) -> type[Recipe]:
+    """Class decorator: make a recipe known by its name."""
+    if not re.fullmatch(r"[a-z0-9]+/[a-z0-9-]+", cls.name or ""):
+        raise ValueError(f"recipe name {cls.name!r} is not area/name")
+    if cls.name in _REGISTRY and type(_REGISTRY[cls.name]) is not cls:
+        raise ValueError(f"two recipes are named {cls.name}")
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def load_recipes(extra: list[str] | None = None) -> dict[str, Recipe]:
+    """The bundled recipes (package ``recipes``) plus a user's modules or folders."""
+    bundled = importlib.import_module("recompute.recipes")
+    for info in pkgutil.iter_modules(bundled.__path__):
+        importlib.import_module(f"recompute.recipes.{info.name}")
+    paths = list(extra or [])
+    env = os.environ.get("RECOMPUTE_RECIPES")
+    if env:
+        paths += [p for p in env.split(os.pathsep) if p]
+    for path in paths:
+        _load_user_module(Path(path))
+    return dict(sorted(_REGISTRY.items()))
+
+
+def _load_user_module(path: Path) -> None:
+    files = sorted(path.glob("*.py")) if path.is_dir() else [path]
+    if not files or not all(f.is_file() for f in files):
+        raise UsageError(f"--recipes {path}: no such recipe module or folder")
+    for file in files:
+        name = f"recompute_user_recipes.{file.stem}"
+        if name in sys.modules:
+            continue
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # a user's module: report it as one line
+            del sys.modules[name]
+            raise UsageError(f"recipe module {file} failed to load: {exc}") from None
+
+
+def get_recipe(name: str, extra: list[str] | None = None) -> Recipe:
+    recipes = load_recipes(extra)
+    if name not in recipes:
+        raise UsageError(
+            f"unknown recipe {name!r}; `recompute recipes` lists them ({', '.join(recipes)})"
+        )
+    return recipes[name]

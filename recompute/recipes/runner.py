@@ -1,0 +1,395 @@
+"""The runner: read plan → prove → derive (docs/design.md §Recipes).
+
+It drives a recipe's plan against one anchored block: every
+:class:`~recompute.recipes.framework.Reads`
+becomes a layout :class:`~recompute.layout.ReadPlan` proven with one ``eth_getProof`` per
+round, every :class:`~recompute.recipes.framework.Slots` one ``eth_getProof`` of those raw slots;
+every :class:`~recompute.recipes.framework.Logs` becomes receipts proven block by block against
+receiptsRoot, each block tied to the pinned one by parentHash links (blocks whose
+authenticated logsBloom excludes the contract or the topic are skipped: a bloom has no false
+negatives). The plan's :class:`~recompute.recipes.framework.Derivation` and an optional expectation
+decide the verdict; ``--compare-views`` only adds findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from eth_abi import decode as abi_decode
+from eth_abi import encode as abi_encode
+
+from recompute.core.anchor import AnchoredBlock, ancestors
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.keccak import keccak256
+from recompute.core.outcome import Outcome, block_evidence
+from recompute.core.prover import ProofStats, prove_account
+from recompute.core.receipts import ProvenLog, prove_receipts
+from recompute.core.verdict import Verdict
+from recompute.layout import Layout
+from recompute.layout.reader import ReadPlan
+from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
+
+
+@dataclass
+class Trace:
+    """Everything the verifier consumed, for the evidence."""
+
+    reads: list[dict] = field(default_factory=list)  # {address, slot, value, path}
+    logs: list[dict] = field(default_factory=list)
+    blocks_walked: int = 0
+    receipts_proven: int = 0
+    stats: ProofStats = field(default_factory=ProofStats)
+
+
+class Runner:
+    def __init__(self, block: AnchoredBlock, address: bytes, layout: Layout):
+        self.block = block
+        self.address = address
+        self.layout = layout
+        self.trace = Trace()
+        self._ancestors: list[AnchoredBlock] = [block]
+
+    # ---- reads ------------------------------------------------------------------------
+
+    def block_at(self, number: int | None) -> AnchoredBlock:
+        """The pinned block, or an ancestor tied to it by parentHash links."""
+        if number is None or number == self.block.number:
+            return self.block
+        return next(b for b in self._blocks_down_to(number) if b.number == number)
+
+    def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
+        at = self.block_at(block)
+        results, known, requests = prove_paths(at, self.address, self.layout, paths)
+        self.trace.stats.requests += requests
+        return self.record_reads(results, known, at)
+
+    def record_reads(self, results: list, known: dict[int, int],
+                     at: AnchoredBlock | None = None) -> dict[str, Any]:
+        """Put proven ReadResults in this runner's trace; returns ``{path: value}``."""
+        out = {}
+        for result in results:
+            out[result.path] = result.value
+            for slot in result.slots:
+                entry = {
+                    "address": "0x" + self.address.hex(),
+                    "slot": f"0x{slot:064x}",
+                    "value": f"0x{known[slot]:064x}",
+                    "path": result.slot_paths.get(slot, result.path),
+                }
+                if at is not None and at is not self.block:
+                    entry["block"] = at.number  # read at an ancestor of the pinned block
+                self.trace.reads.append(entry)
+        return out
+
+    def slots(self, request: Slots) -> dict[int, int]:
+        wanted = list(dict.fromkeys(request.slots))
+        account = prove_account(self.block, self.address, wanted, stats=self.trace.stats)
+        for slot in wanted:
+            self.trace.reads.append({
+                "address": "0x" + self.address.hex(),
+                "slot": f"0x{slot:064x}",
+                "value": f"0x{account.storage[slot]:064x}",
+                "path": f"slot:0x{slot:064x}",
+            })
+        return {slot: account.storage[slot] for slot in wanted}
+
+    # ---- events -----------------------------------------------------------------------
+
+    def _blocks_down_to(self, number: int) -> list[AnchoredBlock]:
+        if number < 0:
+            raise UsageError(f"block {number} is not a block number")
+        have = self._ancestors[-1].number
+        if number < have:
+            self._ancestors += ancestors(self._ancestors[-1], number)[1:]
+        self.trace.blocks_walked = len(self._ancestors) - 1
+        return [b for b in self._ancestors if b.number >= number]
+
+    def logs(self, request: Logs) -> list[ProvenLog]:
+        found: list[ProvenLog] = []
+        wanted = [self.address, request.topic0]
+        for block in reversed(self._blocks_down_to(request.from_block)):
+            bloom = block.header.logs_bloom
+            if not all(bloom_may_contain(bloom, item) for item in wanted):
+                continue
+            found += [log for log in self._proven_logs(block) if _matches(log, request)]
+        return found
+
+    def receipts_at(self, request: ReceiptsAt) -> list[ProvenLog]:
+        blocks = [b for b in self._blocks_down_to(request.block) if b.number == request.block]
+        return [log for log in self._proven_logs(blocks[0]) if log.address == self.address]
+
+    def _proven_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
+        proven = prove_receipts(block)
+        self.trace.receipts_proven += 1
+        for log in proven.logs:
+            if log.address == self.address:
+                self.trace.logs.append(log.to_json())
+        return proven.logs
+
+    # ---- the plan -----------------------------------------------------------------------
+
+    def answer(self, request, recipe: Recipe):
+        """Prove what one yielded request asks for."""
+        if isinstance(request, Reads):
+            return self.read(request.paths, request.block)
+        if isinstance(request, Slots):
+            return self.slots(request)
+        if isinstance(request, Logs):
+            return self.logs(request)
+        if isinstance(request, ReceiptsAt):
+            return self.receipts_at(request)
+        raise TypeError(f"{recipe.name} yielded {request!r}")
+
+    def run(self, recipe: Recipe, params: dict) -> Derivation:
+        """Drive one plan to its Derivation (no batching; see :func:`step_many`)."""
+        plan = recipe.plan(params, Clock(self.block.number, self.block.timestamp))
+        answer = None
+        while True:
+            try:
+                request = plan.send(answer)
+            except StopIteration as done:
+                return done.value
+            answer = self.answer(request, recipe)
+
+
+def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str]):
+    """Drive a ReadPlan over ``paths`` with one eth_getProof per round.
+
+    Returns ``(results, known slot values, number of eth_getProof calls)``.
+    """
+    plan = ReadPlan(layout, list(dict.fromkeys(paths)))
+    requests = 0
+    while slots := plan.next_round():
+        plan.feed(prove_account(block, address, sorted(slots)).storage)
+        requests += 1
+    return plan.results(), plan.known, requests
+
+
+def _matches(log: ProvenLog, request: Logs) -> bool:
+    if not log.topics or log.topics[0] != request.topic0:
+        return False
+    for i, topic in enumerate(request.extra_topics, start=1):
+        if topic is not None and (len(log.topics) <= i or log.topics[i] != topic):
+            return False
+    return True
+
+
+def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
+    """Yellow Paper §4.3.1 M3:2048: three 11-bit indices from keccak256(item)."""
+    digest = keccak256(item)
+    for i in (0, 2, 4):
+        bit = int.from_bytes(digest[i : i + 2], "big") & 2047
+        if not bloom[255 - bit // 8] & (1 << (bit % 8)):
+            return False
+    return True
+
+
+# ---- one step: recipe + expectations + views -> outcome ----------------------------------
+
+
+def normalise(value: Any) -> str:
+    """How a derived value compares with ``--expect k=v`` text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return value.lower() if value.startswith("0x") else value
+    return json.dumps(value, sort_keys=True)
+
+
+@dataclass
+class Job:
+    """One recipe run at a block: what ``step`` and ``watch`` evaluate."""
+
+    recipe: Recipe
+    params: dict
+    address: bytes
+    layout: Layout
+    expect: dict[str, str] | None = None
+    compare_views: bool = False
+
+
+def step(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes, layout: Layout,
+         expect: dict[str, str] | None = None, compare_views: bool = False) -> Outcome:
+    """Run one recipe at one anchored block; UNVERIFIABLE comes back as an exception."""
+    (outcome,) = step_many(block, [Job(recipe, params, address, layout, expect, compare_views)])
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
+
+
+def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception]:
+    """Run many recipes at one block in lockstep: each round, every job's layout reads of the
+    same contract are proven together (one eth_getProof per contract per round), so N checks
+    cost about as many round trips as one. A job that fails (UNVERIFIABLE, a usage error)
+    gets its exception in its place; the others go on."""
+    clock = Clock(block.number, block.timestamp)
+    runners = [Runner(block, job.address, job.layout) for job in jobs]
+    plans = [job.recipe.plan(job.params, clock) for job in jobs]
+    results: list[Any] = [None] * len(jobs)
+    answers: dict[int, Any] = {i: None for i in range(len(jobs))}
+    while answers:
+        requests: dict[int, Any] = {}
+        for i, answer in answers.items():
+            try:
+                requests[i] = plans[i].send(answer)
+            except StopIteration as done:
+                results[i] = done.value
+            except (Unverifiable, UsageError) as exc:
+                results[i] = exc
+        answers = {}
+        reads = {i: r for i, r in requests.items() if isinstance(r, Reads)}
+        for i, answer in _combined_reads(block, jobs, runners, reads).items():
+            if isinstance(answer, Exception):
+                results[i] = answer
+            else:
+                answers[i] = answer
+        for i, request in requests.items():
+            if i in reads:
+                continue
+            try:
+                answers[i] = runners[i].answer(request, jobs[i].recipe)
+            except (Unverifiable, UsageError) as exc:
+                results[i] = exc
+    return [result if isinstance(result, Exception)
+            else _outcome(block, job, runner, result)
+            for job, runner, result in zip(jobs, runners, results, strict=True)]
+
+
+def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, Any]:
+    groups: dict[tuple[bytes, str, int | None], list[int]] = {}
+    for i in reads:
+        at = reads[i].block if reads[i].block != block.number else None
+        groups.setdefault((jobs[i].address, jobs[i].layout.name, at), []).append(i)
+    out: dict[int, Any] = {}
+    for (address, _, at_number), members in groups.items():
+        paths = [p for i in members for p in reads[i].paths]
+        try:
+            at = runners[members[0]].block_at(at_number)
+            results, known, requests = prove_paths(at, address, jobs[members[0]].layout, paths)
+        except Unverifiable as exc:
+            out.update({i: exc for i in members})
+            continue
+        except UsageError:
+            for i in members:  # one job's bad path must not sink the others: read alone
+                try:
+                    out[i] = runners[i].read(reads[i].paths, reads[i].block)
+                except (Unverifiable, UsageError) as exc:
+                    out[i] = exc
+            continue
+        by_path = {r.path: r for r in results}
+        for i in members:
+            runners[i].trace.stats.requests += requests
+            out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
+                                             known, at)
+    return out
+
+
+def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivation) -> Outcome:
+    recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
+    expect, compare_views = job.expect, job.compare_views
+    derived = derivation.derived
+    evidence = block_evidence(block)
+    evidence.update({
+        "recipe": recipe.name,
+        "params": {k: normalise(v) if not hasattr(v, "as_posix") else str(v)
+                   for k, v in params.items()},
+        "contract": "0x" + address.hex(),
+        "layout": layout.name,
+        "reads": runner.trace.reads,
+        "logs": runner.trace.logs,
+        "proof_requests": runner.trace.stats.requests,
+        "receipts_proven": runner.trace.receipts_proven,
+        "blocks_walked": runner.trace.blocks_walked,
+        "predicate": derivation.predicate,
+        "derived": {k: _json_value(v) for k, v in derived.items()},
+        "findings": list(derivation.findings),
+    })
+    if compare_views:
+        evidence["views"] = compare_with_views(recipe, params, block, address, derived)
+        for view in evidence["views"]:
+            if not view["agrees"]:
+                evidence["findings"].append({"finding": "view-disagrees", **view})
+    if expect:
+        results = []
+        for key, text in expect.items():
+            if key not in derived:
+                raise UsageError(
+                    f"--expect {key}: {recipe.name} derives no {key!r} "
+                    f"(it derives: {', '.join(derived)})"
+                )
+            got = normalise(derived[key])
+            results.append({"key": key, "expected": text, "derived": got,
+                            "holds": got == _normal_text(text)})
+        evidence["expectations"] = results
+        holds = all(r["holds"] for r in results)
+        detail = "" if holds else "; ".join(
+            f"{r['key']} is {r['derived']}, expected {r['expected']}" for r in results
+            if not r["holds"])
+    else:
+        holds = derivation.holds
+        detail = "" if holds else f"the predicate fails: {derivation.predicate}"
+    evidence["evidence_digest"] = hashlib.sha256(
+        json.dumps({k: evidence[k] for k in ("block", "reads", "logs", "derived")},
+                   sort_keys=True).encode()).hexdigest()
+    if holds:
+        return Outcome(Verdict.GOOD, "ok", evidence)
+    return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
+
+
+def _normal_text(text: str) -> str:
+    lowered = text.strip()
+    if lowered.lower() in ("true", "false"):
+        return lowered.lower()
+    if lowered.startswith(("0x", "0X")):
+        return lowered.lower()
+    if lowered.lstrip("-").isdigit():
+        return str(int(lowered))
+    return lowered
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes,
+                       derived: dict) -> list[dict]:
+    """Call each view the recipe names at the same block; record agreement per value."""
+    out = []
+    for check in recipe.views(params):
+        selector = keccak256(check.signature.encode())[:4]
+        data = selector + abi_encode(list(check.arg_types), list(check.args))
+        try:
+            raw = block.source.call(address, data, block.hash)
+            returned = tuple(abi_decode(list(check.returns), raw))
+        except Unverifiable as exc:
+            out.append({"view": check.signature, "agrees": True, "skipped": exc.reason})
+            continue
+        except Exception as exc:  # a view that reverts or returns garbage is itself a finding
+            out.append({"view": check.signature, "agrees": False, "error": str(exc)[:160]})
+            continue
+        for name, (view_value, derived_value) in check.compare(returned, derived).items():
+            out.append({
+                "view": check.signature,
+                "value": name,
+                "view_says": _json_value(view_value),
+                "storage_says": _json_value(derived_value),
+                "agrees": normalise(view_value) == normalise(derived_value),
+            })
+    return out
