@@ -17,7 +17,10 @@ from recompute.devnet.driver import Driver
 # exact timestamps can be used: 2025-11-08T11:06:40Z.
 DEVNET_GENESIS_TIMESTAMP = 1762600000
 
-# (manifest section, module) in the order they run; each module has run(driver).
+# (manifest section, module) in the order they run; each module has run(driver). A module may
+# also have extend(driver): the extensions run after every history, in the same order, so that
+# moments added for the rule inventory (vectors/rules.json) come after every earlier block and
+# leave the existing moments' block hashes as they were.
 HISTORIES = [
     ("amm", "recompute.devnet.history_amm"),
     ("meters", "recompute.devnet.history_meters"),
@@ -48,6 +51,9 @@ def build(node: Anvil, only: list[str] | None = None) -> dict:
             continue
         driver.section(section)
         module.run(driver)
+    for section, module in available_histories():
+        if (only is None or section in only) and hasattr(module, "extend"):
+            module.extend(driver)
     return {
         "format": MANIFEST_FORMAT,
         "rpc": node.url,
