@@ -12,6 +12,7 @@ import importlib
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.contracts import connect
 from recompute.devnet.driver import Driver
+from recompute.devnet.moments import describe
 
 # Before the AMM seed's worked example (its cycle runs at 1762651000..), so the example's
 # exact timestamps can be used: 2025-11-08T11:06:40Z.
@@ -54,7 +55,7 @@ def build(node: Anvil, only: list[str] | None = None) -> dict:
     for section, module in available_histories():
         if (only is None or section in only) and hasattr(module, "extend"):
             module.extend(driver)
-    return {
+    manifest = {
         "format": MANIFEST_FORMAT,
         "rpc": node.url,
         "chain_id": w3.eth.chain_id,
@@ -64,3 +65,5 @@ def build(node: Anvil, only: list[str] | None = None) -> dict:
         **{name: driver.sections[name] for name in driver.sections},
         "moments": driver.moments,
     }
+    describe(manifest)  # what each moment is about: recipe, parameters, expected verdict
+    return manifest
