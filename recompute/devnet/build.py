@@ -21,7 +21,7 @@ DEVNET_GENESIS_TIMESTAMP = 1762600000
 # (manifest section, module) in the order they run; each module has run(driver). A module may
 # also have extend(driver): the extensions run after every history, in the same order, so that
 # moments added for the rule inventory (vectors/rules.json) come after every earlier block and
-# leave the existing moments' block hashes as they were.
+# leave the existing moments' block hashes as they were. A partial build (``only``) runs none.
 HISTORIES = [
     ("amm", "recompute.devnet.history_amm"),
     ("meters", "recompute.devnet.history_meters"),
@@ -52,9 +52,10 @@ def build(node: Anvil, only: list[str] | None = None) -> dict:
             continue
         driver.section(section)
         module.run(driver)
-    for section, module in available_histories():
-        if (only is None or section in only) and hasattr(module, "extend"):
-            module.extend(driver)
+    if only is None:  # the whole devnet only: a partial build stays as its histories left it
+        for _, module in available_histories():
+            if hasattr(module, "extend"):
+                module.extend(driver)
     manifest = {
         "format": MANIFEST_FORMAT,
         "rpc": node.url,
