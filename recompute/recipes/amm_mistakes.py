@@ -7,6 +7,8 @@ that at least one shipped vector tells each apart. None of them is registered as
 
 from __future__ import annotations
 
+import json
+
 from eth_abi import encode as abi_encode
 
 from recompute.core.keccak import keccak256
@@ -215,8 +217,6 @@ class _SortedJsonCommitment(Commitment):
     """contentHash over ``json.dumps(sort_keys=True)`` (sorted but not RFC 8785 canonical)."""
 
     def commitment(self, layer, schema, document, salt):
-        import json
-
         content = keccak256(json.dumps(document, sort_keys=True).encode())
         return keccak256(abi_encode(["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
                                     [TAG_LAYER_COMMITMENT, layer, keccak256(schema.encode()),

@@ -7,8 +7,6 @@ give them."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -20,14 +18,10 @@ from recompute.recipes.framework import get_recipe, load_recipes
 from recompute.recipes.runner import step
 from recompute.sources.live import LiveSource
 from recompute.vectors import load_json
+from tests.cli import run_cli
 
 SUITE = {v["name"]: v for v in (load_json(VECTORS / e["path"]) for e in
                                 json.loads((VECTORS / "suite.json").read_text())["vectors"])}
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
-                          text=True, timeout=300)
 
 
 def test_devnet_up_writes_what_every_moment_is_about(tmp_path):
