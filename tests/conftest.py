@@ -20,7 +20,7 @@ from tests import cli
 
 ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
-ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle",
+ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle", "test_moments",
                  "test_amm_devnet", "test_sai_charter_chain", "test_follow", "test_outage",
                  "test_range", "test_reorg"}
 

@@ -23,6 +23,9 @@ def _summary(manifest: dict) -> list[str]:
     lines.append(f"named moments: {len(manifest['moments'])}")
     for label, moment in manifest["moments"].items():
         lines.append(f"  {label:<28} block {moment['number']:>4} {moment['hash']}")
+        about = moment.get("about")
+        if about:
+            lines.append(f"      {about['recipe']} -> {about['verdict']}: {about['text']}")
     return lines
 
 

@@ -12,12 +12,16 @@ import importlib
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.contracts import connect
 from recompute.devnet.driver import Driver
+from recompute.devnet.moments import describe
 
 # Before the AMM seed's worked example (its cycle runs at 1762651000..), so the example's
 # exact timestamps can be used: 2025-11-08T11:06:40Z.
 DEVNET_GENESIS_TIMESTAMP = 1762600000
 
-# (manifest section, module) in the order they run; each module has run(driver).
+# (manifest section, module) in the order they run; each module has run(driver). A module may
+# also have extend(driver): the extensions run after every history, in the same order, so that
+# moments added for the rule inventory (vectors/rules.json) come after every earlier block and
+# leave the existing moments' block hashes as they were. A partial build (``only``) runs none.
 HISTORIES = [
     ("amm", "recompute.devnet.history_amm"),
     ("meters", "recompute.devnet.history_meters"),
@@ -48,7 +52,11 @@ def build(node: Anvil, only: list[str] | None = None) -> dict:
             continue
         driver.section(section)
         module.run(driver)
-    return {
+    if only is None:  # the whole devnet only: a partial build stays as its histories left it
+        for _, module in available_histories():
+            if hasattr(module, "extend"):
+                module.extend(driver)
+    manifest = {
         "format": MANIFEST_FORMAT,
         "rpc": node.url,
         "chain_id": w3.eth.chain_id,
@@ -58,3 +66,5 @@ def build(node: Anvil, only: list[str] | None = None) -> dict:
         **{name: driver.sections[name] for name in driver.sections},
         "moments": driver.moments,
     }
+    describe(manifest)  # what each moment is about: recipe, parameters, expected verdict
+    return manifest

@@ -34,6 +34,8 @@ class Driver:
         self.contracts: dict[str, str] = {}
         self.moments: dict[str, dict] = {}
         self.sections: dict[str, dict] = {}
+        # what one history hands to its own extension (``extend``) run after every history
+        self.state: dict[str, Any] = {}
 
     # ---- time -------------------------------------------------------------------------
 
@@ -68,6 +70,12 @@ class Driver:
         address = receipt["contractAddress"]
         self.contracts[alias or name] = address
         return self.w3.eth.contract(address=address, abi=artifact["abi"])
+
+    def contract(self, name: str) -> Contract:
+        """The deployed contract listed as ``name``, bound to its artifact's ABI (an alias
+        names the artifact it was deployed from: ``name`` must be both)."""
+        return self.w3.eth.contract(address=self.contracts[name],
+                                    abi=load_artifact(name)["abi"])
 
     def tx(self, call, *, sender: str | None = None, at: int | None = None,
            gas: int | None = None, what: str = "") -> dict:

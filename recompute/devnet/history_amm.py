@@ -440,3 +440,103 @@ def _worked_example_record() -> dict:
         "enrolled_at": T_ENROLL_EXAMPLE,
         "recorded_at": T_CYCLE_1,
     }
+
+
+# ---------------------------------------------------------------- the rule inventory's moments
+# (vectors/rules.json): run by ``extend`` after every history, at times relative to the chain's
+# last block, so the moments above keep their blocks and hashes.
+
+DEMANDED_POLICY = policy(_policy_hash("demanded", 1, "layers 0 and 1; layer 3 unsupported"),
+                         0x03, (86400, 86400, 0, 0), 0, supported=0x07)
+WINDOW_PULSE_INTERVAL = 3600
+WINDOW_POLICY = policy(_policy_hash("window", 1, "runtime, pulse every hour"), 0x01,
+                       (864000, 0, 0, 0), WINDOW_PULSE_INTERVAL)
+DEMANDED_V1 = tuple(devnet_layer("demanded", i, 0) for i in range(4))
+WINDOW_V1 = tuple(devnet_layer("window", i, 0) for i in range(4))
+DEMAND_LOWERS = 40000  # seconds after enrolment: below the 86400 interval
+DEMAND_LATER = 200000  # seconds after enrolment: above it, so it must not raise the deadline
+
+
+def extend(driver: Driver) -> None:
+    """Moments for rules no earlier moment decides (module docstring of ``vectors/rules.json``):
+
+    - ``demanded`` (accounts[8], controller accounts[3] with RIGHT_DEMAND): layers 0 and 1
+      required (interval 86400), layer 2 supported only, layer 3 unsupported, no pulse
+      interval (NOT_TRACKED). A demand on layer 0 with dueBy 40000 s after enrolment lowers its
+      deadline (OVERDUE exactly at dueBy); a demand on layer 1 with dueBy 200000 s after
+      enrolment does not raise its deadline (OVERDUE at enrolment + 86400).
+    - ``window`` (accounts[9]): pulse interval 3600; PRESENT at exactly lastSignalAt + 3600,
+      SILENT one second later (AMM §Status derivation: "exceeds").
+    - ``lying-example``: restore claims the lying registry registers: a valid rollback to
+      version 1, then one that restores version 1 without a change (the version does not
+      advance), one with restoresVersion equal to the base version, one above it.
+    """
+    acc = driver.accounts
+    section = driver.section("amm")
+    subjects = section["subjects"]
+    honest, liar = driver.contract(REGISTRY), driver.contract(LYING_REGISTRY)
+    h, lie = honest.functions, liar.functions
+    demanded, window, controller, example = acc[8], acc[9], acc[3], acc[1]
+    start = driver.now + 100
+    enrolled, window_enrolled = start, start + 12
+
+    driver.tx(h.enroll(list(DEMANDED_V1), DEMANDED_POLICY, controller, RIGHT_DEMAND),
+              sender=demanded, at=enrolled)
+    driver.tx(h.enroll(list(WINDOW_V1), WINDOW_POLICY, ZERO_ADDRESS, 0), sender=window,
+              at=window_enrolled)
+    subjects["demanded"] = _subject(
+        REGISTRY, demanded, controller, RIGHT_DEMAND, {},
+        "demands: one lowers layer 0's deadline, one later than layer 1's does not raise it; "
+        "layer 2 UNSCHEDULED, layer 3 UNSUPPORTED, signal NOT_TRACKED")
+    subjects["demanded"]["enrolled_at"] = enrolled
+    _version(subjects["demanded"], 1, DEMANDED_V1)
+    subjects["window"] = _subject(REGISTRY, window, ZERO_ADDRESS, 0, {},
+                                  "pulse interval 3600: PRESENT at its end, SILENT one after")
+    subjects["window"]["enrolled_at"] = window_enrolled
+    _version(subjects["window"], 1, WINDOW_V1)
+    driver.tx(h.demand(demanded, 0x01, enrolled + DEMAND_LOWERS), sender=controller,
+              at=enrolled + 100)
+    driver.tx(h.demand(demanded, 0x02, enrolled + DEMAND_LATER), sender=controller,
+              at=enrolled + 200)
+    subjects["demanded"]["demands"] = {
+        "0": {"demanded_at": enrolled + 100, "due_by": enrolled + DEMAND_LOWERS},
+        "1": {"demanded_at": enrolled + 200, "due_by": enrolled + DEMAND_LATER}}
+    driver.mine(enrolled + 1000)
+    driver.moment("amm.demand-outstanding")
+    driver.mine(window_enrolled + WINDOW_PULSE_INTERVAL)
+    driver.moment("amm.signal-window-ends")
+    driver.mine(window_enrolled + WINDOW_PULSE_INTERVAL + 1)
+    driver.moment("amm.signal-silent-by-one")
+    driver.mine(enrolled + DEMAND_LOWERS)
+    driver.moment("amm.demand-overdue")
+    driver.mine(enrolled + 86400)
+    driver.moment("amm.demand-not-raised")
+
+    # -- restore claims on the lying registry (its report skips the "Restore claim" rule)
+    def report(record: tuple) -> None:
+        driver.tx(lie.report(example, record), sender=example, gas=REPORT_GAS)
+
+    lying = subjects["lying-example"]
+    t = driver.now  # every record ends before the block that registers it
+    false_root = state_root(FALSE_RESTORE_POST)
+    report(cycle(3, false_root, EXAMPLE_PRE_COMMITMENTS, layer_mask=0x07, completed=0x07,
+                 ops=0x0222, outcome=COMPLETED, trigger=SELF, started=t - 500, ended=t - 100,
+                 restores=1, record_hash=_record_hash("example", "lying rollback to 1")))
+    _version(lying, 4, EXAMPLE_PRE_COMMITMENTS, EXAMPLE_PRE_ROOT)
+    driver.moment("amm.lying-rollback")
+    report(cycle(4, EXAMPLE_PRE_ROOT, EXAMPLE_PRE_COMMITMENTS, layer_mask=0x01, completed=0x01,
+                 ops=0x0002, outcome=COMPLETED, trigger=SELF, started=t - 60, ended=t - 50,
+                 restores=1, record_hash=_record_hash("example", "restore 1, no change")))
+    driver.moment("amm.restore-no-advance")
+    report(cycle(4, EXAMPLE_PRE_ROOT, EXAMPLE_PRE_COMMITMENTS, layer_mask=0x01, completed=0x01,
+                 ops=0x0002, outcome=COMPLETED, trigger=SELF, started=t - 40, ended=t - 30,
+                 restores=4, record_hash=_record_hash("example", "restore the base version")))
+    driver.moment("amm.restore-equal-base")
+    report(cycle(4, EXAMPLE_PRE_ROOT, EXAMPLE_POST_COMMITMENTS, layer_mask=0x07,
+                 completed=0x07, ops=0x0222, outcome=COMPLETED, trigger=SELF, started=t - 20,
+                 ended=t - 10, restores=5,
+                 record_hash=_record_hash("example", "restore the version it creates")))
+    _version(lying, 5, EXAMPLE_POST_COMMITMENTS, EXAMPLE_POST_ROOT)
+    lying["restore_claims"] = {"lying-rollback": 1, "restore-no-advance": 1,
+                               "restore-equal-base": 4, "restore-above-base": 5}
+    driver.moment("amm.restore-above-base")

@@ -223,3 +223,35 @@ def _trees(driver: Driver, aggregate, lying, acc) -> tuple[dict, dict]:
     draw(aggregate, honest, "C", 25, 1)
     driver.moment("meter.period-1")  # spentRoot[root][1] == 55
     return honest, liar
+
+
+def extend(driver: Driver) -> None:
+    """Rule-inventory moments (vectors/rules.json), after every history: on the lying meter's
+    tree, in the first whole period after the chain's last block, A and B draw 50 each (root
+    sum 100 == cap, ``meter.lying-at-cap``), then the owner's ``overdraw`` puts 1 through for C
+    (101, one above the cap, ``meter.one-above``)."""
+    acc = driver.accounts
+    lying = driver.contract(LYING_AGGREGATE)
+    tree = driver.section("meters")["aggregate_lying"]["trees"]["tree-1"]
+    rid = root_id(acc[1], SALT)
+    agents = {"A": acc[3], "B": acc[4]}
+    period = (driver.now - PERIOD_ANCHOR) // PERIOD_LENGTH + 1
+    at = PERIOD_ANCHOR + period * PERIOD_LENGTH + 600
+    blocks = []
+    for name, amount in (("A", 50), ("B", 50)):
+        receipt = driver.tx(lying.functions.draw(rid, NODES[name], amount),
+                            sender=agents[name], at=at if name == "A" else None, gas=DRAW_GAS)
+        blocks.append(receipt["blockNumber"])
+        tree["draws"].append({"node": name, "period": period, "amount": amount,
+                              "admitted": True, "privileged": False,
+                              "tx": receipt["transactionHash"].to_0x_hex(),
+                              "block": receipt["blockNumber"]})
+    driver.moment("meter.lying-at-cap")  # lying spentRoot[root][period] == 100 == cap
+    receipt = driver.tx(lying.functions.overdraw(rid, NODES["C"], 1), sender=acc[0],
+                        gas=DRAW_GAS)
+    tree["draws"].append({"node": "C", "period": period, "amount": 1, "admitted": True,
+                          "privileged": True, "tx": receipt["transactionHash"].to_0x_hex(),
+                          "block": receipt["blockNumber"]})
+    tree["periods"].append(period)
+    tree["rule_period"] = {"period": period, "first_block": blocks[0]}
+    driver.moment("meter.one-above")  # lying spentRoot[root][period] == 101 == cap + 1

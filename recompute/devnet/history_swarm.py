@@ -387,6 +387,48 @@ class SwarmHistory:
         self.tx(f.setMemberStatusCache(sid, a[4], 2, 0), self.initiator)  # ACTIVE, NONE
         self.moment("roster-lies", "lying")
 
+    # ---------------------------------------------------------------- rule inventory
+
+    def extend(self) -> None:
+        reg, a = self.honest, self.a
+        f = reg.functions
+        # tender: dissolution after SELECT
+        sid = bytes.fromhex(self.swarms["tender"]["id"][2:])
+        receipt = self.tx(f.conclude(sid, ACHIEVED, RESULT), self.judge)
+        self.expect(receipt, reg, "SwarmConcluded", outcome=ACHIEVED)
+        self.tx(f.dissolve(sid), self.steward)  # the DISSOLVE authority: no window
+        self.moment("tender-dissolved", "tender", 1)
+        # recruit: dissolution after RECRUIT
+        sid = self.form("recruit", reg, [_role("worker", 2, 3)],
+                        [_phase("work", "shared", "partitioned", "leader", GATED, RECRUIT),
+                         _phase("rework", "shared", "partitioned", "leader", GATED, RECRUIT)],
+                        min_members=2, max_members=4)
+        for account in (a[3], a[4]):
+            self.seat("recruit", reg, sid, account, "worker")
+        self.tx(f.activate(sid), a[9])
+        receipt = self.tx(f.advance(sid, [], []), self.steward)
+        self.expect(receipt, reg, "PhaseAdvanced", phase=1, carried=0)
+        self.moment("recruit-advanced", "recruit", 1)
+        self.tx(f.conclude(sid, ACHIEVED, RESULT), self.judge)
+        self.tx(f.dissolve(sid), self.steward)
+        self.moment("recruit-dissolved", "recruit", 1)
+        # quorum: §6.5 per-role minimums and the total, then abort before activation
+        sid = self.form("quorum", reg, [_role("worker", 1, 3), _role("coordinator", 1, 1)],
+                        [_phase("work", "shared", "partitioned", "leader", GATED, RECRUIT)],
+                        min_members=3, max_members=4)
+        for account in (a[3], a[4], a[5]):
+            self.seat("quorum", reg, sid, account, "worker")
+        self.moment("roles-short", "quorum")
+        self.seat("quorum", reg, sid, a[6], "coordinator")
+        self.moment("quorum-met", "quorum")
+        for account in (a[3], a[4]):
+            receipt = self.tx(f.leave(sid), account)
+            self.expect(receipt, reg, "MemberExited", account=account)
+        self.moment("total-short", "quorum")
+        receipt = self.tx(f.abort(sid), self.steward)
+        self.expect(receipt, reg, "SwarmConcluded")
+        self.moment("aborted", "quorum")
+
     # ---------------------------------------------------------------- manifest
 
     def finish(self) -> None:
@@ -408,4 +450,24 @@ def run(driver: Driver) -> None:
     h.tender()
     h.pipeline()
     h.lying()
+    h.finish()
+    driver.state[SECTION] = h  # for extend()
+
+
+def extend(driver: Driver) -> None:
+    """Rule-inventory moments (vectors/rules.json), after every history (so every moment above
+    keeps its block hash):
+
+    ``tender``   concluded and dissolved after its SELECT advance: a bidder lazily NOT_CARRIED
+                 before the dissolution stays NOT_CARRIED, a carried worker is SWARM_DISSOLVED
+                 (contracts/src/swarm/README.md, "Lazy precedence").
+    ``recruit``  two GATED phases, the second entered through RECRUIT (every seat NOT_CARRIED,
+                 §7.2), then concluded and dissolved.
+    ``quorum``   still FORMING, minMembers 3, worker min 1, coordinator min 1 (§6.5): three
+                 workers and no coordinator (the total meets minMembers, a role is short), then
+                 a coordinator (met), then two workers leave (every role met, the total short),
+                 then the ABORT authority aborts it before activation (§5.2: SWARM_DISSOLVED).
+    """
+    h = driver.state[SECTION]
+    h.extend()
     h.finish()

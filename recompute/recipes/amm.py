@@ -141,14 +141,32 @@ def signal_status(head: dict, requirements: dict, now: int) -> tuple[str, int, i
 # ---- reads shared by the status recipes ----------------------------------------------------
 
 
-def _requirements_reads(subject: str):
-    """Generator: head, then the current policy version and the floor (two rounds)."""
+def _requirements_reads(subject: str, recipe: _StatusRecipe | None = None):
+    """Generator: head, then the current policy version and the floor (two rounds).
+
+    ``recipe`` supplies the three steps a rule of the seed fixes (whether the subject is
+    enrolled, which policy version is current, how policy and floor combine), so that a
+    mistaken method (``mistakes()``) can change exactly one of them."""
+    recipe = recipe or _StatusRecipe()
     head = (yield Reads([f"heads[{subject}]"]))[f"heads[{subject}]"]
-    if not head["enrolled"]:
+    if not recipe.is_enrolled(head):
         return head, None
-    policy_path = f"policies[{subject}][{head['policyVersion']}]"
+    policy_path = f"policies[{subject}][{recipe.policy_version(head)}]"
     got = yield Reads([policy_path, f"floors[{subject}]"])
-    return head, effective_requirements(got[policy_path], got[f"floors[{subject}]"])
+    return head, recipe.combine(got[policy_path], got[f"floors[{subject}]"])
+
+
+class _StatusRecipe(Recipe):
+    """The steps of AMM §Policy and floor shared by the status recipes."""
+
+    def is_enrolled(self, head: dict) -> bool:
+        return bool(head["enrolled"])  # AMM §Status derivation: NOT_ENROLLED otherwise
+
+    def policy_version(self, head: dict) -> int:
+        return head["policyVersion"]  # the current version (AMM §Policy and floor)
+
+    def combine(self, policy: dict, floor: dict) -> dict:
+        return effective_requirements(policy, floor)
 
 
 SUBJECT = Param("subject", "address", "the enrolled subject")
@@ -162,7 +180,7 @@ def _layer(p: dict) -> int:
 
 
 @register
-class LayerStatus(Recipe):
+class LayerStatus(_StatusRecipe):
     name = "amm/layer-status"
     help = "Maintenance status of one layer (FRESH/DUE/OVERDUE…) from proven storage."
     section = "AMM §Status derivation, §Policy and floor, §Demand"
@@ -171,7 +189,7 @@ class LayerStatus(Recipe):
 
     def plan(self, p, clock):
         subject, layer = p["subject"], _layer(p)
-        head, requirements = yield from _requirements_reads(subject)
+        head, requirements = yield from _requirements_reads(subject, self)
         if requirements is None:
             status, deadline, never = layer_status(head, {}, {}, {}, layer, clock.timestamp)
         else:
@@ -191,7 +209,9 @@ class LayerStatus(Recipe):
         return layer_status(head, requirements, checkpoint, demand, layer, now)
 
     def mistakes(self):
-        return {"a pulse resets the deadline (anchor = lastSignalAt)": _PulseAnchoredStatus()}
+        from recompute.recipes.amm_mistakes import layer_status_mistakes
+        return {"amm.pulse.no-deadline-change": _PulseAnchoredStatus(),
+                **layer_status_mistakes()}
 
     def views(self, p):
         def compare(returned, derived):
@@ -215,7 +235,7 @@ class _PulseAnchoredStatus(LayerStatus):
 
 
 @register
-class SignalStatus(Recipe):
+class SignalStatus(_StatusRecipe):
     name = "amm/signal-status"
     help = "Activity signal status (PRESENT/SILENT…) from proven storage."
     section = "AMM §Status derivation, §Pulse"
@@ -223,14 +243,21 @@ class SignalStatus(Recipe):
     layout = "amm-registry"
 
     def plan(self, p, clock):
-        head, requirements = yield from _requirements_reads(p["subject"])
-        status, last, silent = signal_status(head, requirements or {}, clock.timestamp)
+        head, requirements = yield from _requirements_reads(p["subject"], self)
+        status, last, silent = self.signal(head, requirements or {}, clock.timestamp)
         return Derivation(
             holds=status in ("PRESENT", "NOT_TRACKED"),
             derived={"status": status, "last_signal_at": last, "silent_since": silent,
                      "clock": clock.timestamp},
             predicate="the subject is not SILENT (nor unenrolled)",
         )
+
+    def signal(self, head, requirements, now):
+        return signal_status(head, requirements, now)
+
+    def mistakes(self):
+        from recompute.recipes.amm_mistakes import signal_status_mistakes
+        return signal_status_mistakes()
 
     def views(self, p):
         def compare(returned, derived):
@@ -256,10 +283,10 @@ class StateRoot(Recipe):
         head = (yield Reads([f"heads[{subject}]"]))[f"heads[{subject}]"]
         if not head["enrolled"]:
             return Derivation(False, {"enrolled": False}, "the subject is enrolled")
-        at = f"stateRoots[{subject}][{head['stateVersion']}]"
+        at = f"stateRoots[{subject}][{self.root_version(head)}]"
         got = yield Reads([f"checkpoints[{subject}]", at])
         commitments = [cp["commitment"] for cp in got[f"checkpoints[{subject}]"]]
-        computed = compute_root(commitments)
+        computed = self.root(commitments)
         root_at = got[at]
         holds = head["root"] == computed == root_at
         return Derivation(
@@ -269,6 +296,16 @@ class StateRoot(Recipe):
                      "root_consistent": holds},
             predicate="head.root == computeRoot(c0..c3) == rootAt(stateVersion)",
         )
+
+    def root(self, commitments) -> bytes:
+        return compute_root(commitments)
+
+    def root_version(self, head: dict) -> int:
+        return head["stateVersion"]
+
+    def mistakes(self):
+        from recompute.recipes.amm_mistakes import state_root_mistakes
+        return state_root_mistakes()
 
     def views(self, p):
         head = ("(bool,address,uint8,uint32,uint32,uint64,uint64,bytes32,uint48,uint48,"
@@ -343,13 +380,13 @@ class RestoreClaim(Recipe):
                 f"{subject} with a restore claim; name one with --param seq=N"
             )
         record = records[0]
-        if record["restores_version"] == 0:
+        if not self.has_claim(record):
             return Derivation(False, {"restores_version": 0, "seq": record["seq"]},
                               "the record carries a restore claim")
         restored = f"stateRoots[{subject}][{record['restores_version']}]"
         new = f"stateRoots[{subject}][{record['new_version']}]"
         got = yield Reads([restored, new])
-        checks = restore_claim(record, got[restored], got[new])
+        checks = self.checks(record, got[restored], got[new])
         holds = all(v for k, v in checks.items() if k != "post_root")
         return Derivation(
             holds=holds,
@@ -362,9 +399,16 @@ class RestoreClaim(Recipe):
                       " == computeRoot(postCommitments), and the new version's root is that root",
         )
 
+    def has_claim(self, record: dict) -> bool:
+        return record["restores_version"] != 0  # AMM §Cycle records: "non-zero"
+
+    def checks(self, record: dict, root_at_restored: bytes, root_at_new: bytes) -> dict:
+        return restore_claim(record, root_at_restored, root_at_new)
+
     def mistakes(self):
-        return {"only restoresVersion < version is checked, not the root":
-                _VersionOnlyRestoreClaim()}
+        from recompute.recipes.amm_mistakes import restore_claim_mistakes
+        return {"amm.restore.root-matches": _VersionOnlyRestoreClaim(),
+                **restore_claim_mistakes()}
 
 
 class _VersionOnlyRestoreClaim(RestoreClaim):
@@ -400,7 +444,7 @@ class Commitment(Recipe):
                 f"{p['document']}: a layer state document has a string 'schema' and "
                 f"'layer': {layer} (AMM §Commitment format)"
             )
-        computed = layer_commitment(layer, schema, document, bytes.fromhex(p["salt"][2:]))
+        computed = self.commitment(layer, schema, document, bytes.fromhex(p["salt"][2:]))
         path = f"checkpoints[{subject}][{layer}]"
         proven = (yield Reads([path]))[path]["commitment"]
         return Derivation(
@@ -410,6 +454,13 @@ class Commitment(Recipe):
             predicate="keccak256(abi.encode(TAG, layer, keccak256(schema), keccak256(JCS(doc)),"
                       " salt)) == the proven checkpoint commitment",
         )
+
+    def commitment(self, layer, schema, document, salt) -> bytes:
+        return layer_commitment(layer, schema, document, salt)
+
+    def mistakes(self):
+        from recompute.recipes.amm_mistakes import commitment_mistakes
+        return commitment_mistakes()
 
 
 def _load_document(path: Path):

@@ -186,37 +186,53 @@ class CapConservation(Recipe):
             reserved, confirmed = cap_slots(_bytes32(key))
             got = yield Slots([reserved, confirmed])
             # StatefulBound: the aggregate is reserved + confirmed (thread, first post).
-            result = cap_conservation(got[reserved] + got[confirmed], shape.cap)
+            result = self.conserve(self.stateful(got[reserved], got[confirmed]), shape.cap)
         elif shape.kind == "struct":
-            aggregate, cap = struct_slots(_bytes32(key), shape)
+            aggregate, cap = self.struct_slots(_bytes32(key), shape)
             got = yield Slots([aggregate, cap])
-            result = cap_conservation(got[aggregate], got[cap])
+            result = self.conserve(got[aggregate], got[cap])
         elif shape.kind == "reserved-confirmed":
             paths = [f"reserved[{key}]", f"confirmed[{key}]", f"cap[{key}]"]
             got = yield Reads(paths)
-            result = cap_conservation(got[paths[0]] + got[paths[1]], got[paths[2]])
+            result = self.conserve(self.stateful(got[paths[0]], got[paths[1]]), got[paths[2]])
         elif shape.kind == "headroom":
             paths = [f"cursorValues[{key}].cumulativeTurnover",
                      f"cursorValues[{key}].maxCumulativeTurnover"]
             got = yield Reads(paths)
-            result = cap_conservation(got[paths[0]], got[paths[1]])
+            result = self.conserve(got[paths[0]], got[paths[1]])
         elif shape.kind == "aggregate-budget":
             # §5.1: spentRoot[rootId][periodIndex] is the one conserved meter, cap[rootId] its
             # bound (with --layout meter-aggregate-budget or -lying)
             paths = [f"spentRoot[{key}][{p['period']}]", f"cap[{key}]"]
             got = yield Reads(paths)
-            result = cap_conservation(got[paths[0]], got[paths[1]])
+            result = self.conserve(got[paths[0]], got[paths[1]])
         else:  # mandate
             base = f"mandates[{p['agent']}][{p['principal']}]"
             paths = [f"{base}.cumulativeUsed", f"{base}.maxCumulativeValue"]
             got = yield Reads(paths)
-            result = cap_conservation(got[paths[0]], got[paths[1]])
+            result = self.conserve(got[paths[0]], got[paths[1]])
         return Derivation(
             holds=result["within_cap"],
             derived=result,
             predicate="aggregate <= cap, both proven from storage"
                       + (" (cap the literal of cap:N)" if shape.kind == "cap" else ""),
         )
+
+    def conserve(self, aggregate: int, cap: int) -> dict:
+        return cap_conservation(aggregate, cap)
+
+    def stateful(self, reserved: int, confirmed: int) -> int:
+        return reserved + confirmed
+
+    def struct_slots(self, key: bytes, shape: Shape) -> tuple[int, int]:
+        return struct_slots(key, shape)
+
+    def mistakes(self):
+        return {
+            "8312.cap.inclusive": _StrictCap(),
+            "8312.cap.reserved-plus-confirmed": _ConfirmedOnly(),
+            "8312.cap.struct-offsets": _SwappedOffsets(),
+        }
 
     def views(self, p):
         """The reference meters' own answers: ``withinCap`` and ``remaining`` (clamped at 0),
@@ -258,6 +274,28 @@ class CapConservation(Recipe):
             checks.append(ViewCheck("remaining(bytes32)", key, ("bytes32",), ("uint256",),
                                     lambda r, d: {"remaining": (r[0], remaining(d))}))
         return checks
+
+
+class _StrictCap(CapConservation):
+    """A mistake (vectors/rules.json ``8312.cap.inclusive``): aggregate < cap."""
+
+    def conserve(self, aggregate, cap):
+        return dict(cap_conservation(aggregate, cap), within_cap=aggregate < cap)
+
+
+class _ConfirmedOnly(CapConservation):
+    """A mistake (``8312.cap.reserved-plus-confirmed``): reservations left out."""
+
+    def stateful(self, reserved, confirmed):
+        return confirmed
+
+
+class _SwappedOffsets(CapConservation):
+    """A mistake (``8312.cap.struct-offsets``): struct:S:A:C read as struct:S:C:A."""
+
+    def struct_slots(self, key, shape):
+        aggregate, cap = struct_slots(key, shape)
+        return cap, aggregate
 
 
 # ---- ERC-8312 §5.1 aggregate-budget profile -------------------------------------------------
@@ -360,8 +398,7 @@ class AggregateBudget(Recipe):
                              f"{clock.number}")
         spent_path, cap_path = f"spentRoot[{root}][{period}]", f"cap[{root}]"
         got = yield Reads([spent_path, cap_path])
-        logs = yield Logs(DRAWN, p["from_block"],
-                          (_bytes32(root), None, period.to_bytes(32, "big")))
+        logs = yield Logs(DRAWN, p["from_block"], self.drawn_topics(root, period))
         draws, findings = [], []
         for log in logs:
             draw = decode_drawn(log)
@@ -386,9 +423,13 @@ class AggregateBudget(Recipe):
     def conserve(self, draws, cap, spent, root, period) -> dict:
         return aggregate_budget(draws, cap, spent, root=root, period=period)
 
+    def drawn_topics(self, root: str, period: int) -> tuple:
+        return (_bytes32(root), None, period.to_bytes(32, "big"))
+
     def mistakes(self):
-        return {"a per-edge counter as the aggregate (each node's own sum <= cap)":
-                _PerEdgeAggregateBudget()}
+        return {"8312.aggregate-budget.root-sum": _PerEdgeAggregateBudget(),
+                "8312.aggregate-budget.sum-equals-storage": _LogOnlyAggregateBudget(),
+                "8312.aggregate-budget.period-scoped": _AllPeriodsAggregateBudget()}
 
     def views(self, p):
         """``withinCap(rootId, periodIndex)`` and ``remainingInPeriod`` (cap - spentRoot,
@@ -415,3 +456,22 @@ class _PerEdgeAggregateBudget(AggregateBudget):
         matches = None if spent is None else aggregate == spent
         return dict(result, aggregate=aggregate, within_cap=within,
                     sum_matches_storage=matches, holds=within and matches is not False)
+
+
+class _LogOnlyAggregateBudget(AggregateBudget):
+    """A mistake (``8312.aggregate-budget.sum-equals-storage``): the log sum against the cap,
+    the proven spentRoot not compared."""
+
+    def conserve(self, draws, cap, spent, root, period):
+        return aggregate_budget(draws, cap, None, root=root, period=period)
+
+
+class _AllPeriodsAggregateBudget(AggregateBudget):
+    """A mistake (``8312.aggregate-budget.period-scoped``): every period's draws of the root
+    summed against the one period's cap."""
+
+    def drawn_topics(self, root, period):
+        return (_bytes32(root),)
+
+    def conserve(self, draws, cap, spent, root, period):
+        return aggregate_budget(draws, cap, spent, root=root, period=None)

@@ -336,12 +336,19 @@ class Member(Recipe):
         base = _base(p)
         seat = f"{base}.members[{p['account']}]"
         got = yield Reads([*_record_paths(base, LAZY_FIELDS), seat])
-        derived = member_view(got[seat], _record(got, base, LAZY_FIELDS))
+        derived = self.view(got[seat], _record(got, base, LAZY_FIELDS))
         return Derivation(
             holds=derived["status"] == "ACTIVE",
             derived=derived,
             predicate="the member is ACTIVE (stored status with the lazy exits of §5.2/§7.2)",
         )
+
+    def view(self, member: dict, record: dict) -> dict:
+        return member_view(member, record)
+
+    def mistakes(self):
+        from recompute.recipes.sai_mistakes import member_mistakes
+        return member_mistakes()
 
     def views(self, p):
         def compare(returned, derived):
@@ -390,7 +397,7 @@ class Roster(Recipe):
                       for r in roles}
         count_path = f"{base}.rosterCounts[{gen}]"
         seats = yield Reads([*paths.values(), *role_paths.values(), count_path])
-        result = roster_from_records(
+        result = self.roster(
             record, got[min_path], roles, {a: seats[path] for a, path in paths.items()},
             {"roster": seats[count_path],
              "roles": {rid: seats[path] for rid, path in role_paths.items()}})
@@ -408,6 +415,13 @@ class Roster(Recipe):
                       ">= the role's min (§6.5)",
             findings=findings,
         )
+
+    def roster(self, record, min_members, roles, members, stored) -> dict:
+        return roster_from_records(record, min_members, roles, members, stored)
+
+    def mistakes(self):
+        from recompute.recipes.sai_mistakes import roster_mistakes
+        return roster_mistakes()
 
     def views(self, p):
         return [ViewCheck("rosterMet(bytes32)", (_swarm_topic(p),), ("bytes32",), ("bool",),
@@ -436,6 +450,7 @@ class Revision(Recipe):
         events = yield Logs(CHANGED, start + 1, (_swarm_topic(p),))
         seen = [int.from_bytes(log.topics[2], "big") for log in events]
         result = revision_check(revision, seen, at_from)
+        result["increased"], result["consistent"] = self.judge(result)
         findings = result.pop("findings")
         result["first_event_block"] = events[0].block_number if events else None
         return Derivation(
@@ -445,6 +460,13 @@ class Revision(Recipe):
                       "from_block + number of proven Changed events, carried in sequence (§5.4)",
             findings=findings,
         )
+
+    def judge(self, result: dict) -> tuple[bool, bool]:
+        return result["increased"], result["consistent"]
+
+    def mistakes(self):
+        from recompute.recipes.sai_mistakes import revision_mistakes
+        return revision_mistakes()
 
     def views(self, p):
         return [ViewCheck("getSwarm(bytes32)", (_swarm_topic(p),), ("bytes32",), (SWARM_TUPLE,),
@@ -464,7 +486,7 @@ class Charter(Recipe):
         base = _base(p)
         obj = f"{base}.objective.objectiveHash"
         got = yield Reads([*_record_paths(base, CHARTER_FIELDS), obj])
-        result = charter_check(pack, _record(got, base, CHARTER_FIELDS), got[obj])
+        result = self.check(pack, _record(got, base, CHARTER_FIELDS), got[obj])
         holds = all(result[k] for k in ("charter_matches", "objective_matches",
                                         "commitment_matches", "spec_hash_matches",
                                         "version_matches"))
@@ -475,6 +497,13 @@ class Charter(Recipe):
                       "objectiveHash, sha256(JCS(commitment)) (or zero) == commitmentHash, "
                       "pack.specHash == specHash and pack.version == charterVersion (§4.1)",
         )
+
+    def check(self, pack: dict, record: dict, objective_hash: bytes) -> dict:
+        return charter_check(pack, record, objective_hash)
+
+    def mistakes(self):
+        from recompute.recipes.sai_mistakes import charter_mistakes
+        return charter_mistakes()
 
     def views(self, p):
         return [ViewCheck("getSwarm(bytes32)", (_swarm_topic(p),), ("bytes32",), (SWARM_TUPLE,),

@@ -297,6 +297,176 @@ DEVNET_CASES += [
 ]
 
 
+# ---- the rule inventory's vectors (vectors/rules.json): each decides at least one rule ----------
+
+
+def _subject(name: str):
+    return lambda m: m["amm"]["subjects"][name]["address"].lower()
+
+
+def _at(moment: str):
+    return lambda m: m["moments"][moment]["number"]
+
+
+def _lying_tree(m) -> dict:
+    return m["meters"]["aggregate_lying"]["trees"]["tree-1"]
+
+
+def _c_draw_block(m) -> int:
+    draws = m["meters"]["aggregate"]["trees"]["tree-1"]["draws"]
+    return next(d["block"] for d in draws if d["node"] == "C" and d["admitted"])
+
+
+_HONEST, _LYING = "AgentMeditationRegistry", "LyingMeditationRegistry"
+_LAYER, _SIGNAL, _RESTORE = "amm/layer-status", "amm/signal-status", "amm/restore-claim"
+_LYING_AB, _LYING_AB_LAYOUT = "LyingAggregateBudgetMeter", "meter-aggregate-budget-lying"
+_SR = "swarm-registry"
+
+RULE_CASES = [
+    _case("amm-layer-status-not-enrolled", _LAYER, "amm.due", _HONEST,
+          "the deployer never enrolled: NOT_ENROLLED (BAD)", subject=_account(0), layer=0),
+    _case("amm-layer-status-unscheduled", _LAYER, "amm.demand-outstanding", _HONEST,
+          "layer 2 is supported, not required: UNSCHEDULED (GOOD)", subject=_subject("demanded"),
+          layer=2),
+    _case("amm-layer-status-unsupported", _LAYER, "amm.demand-outstanding", _HONEST,
+          "layer 3 is not in supportedLayers: UNSUPPORTED (BAD)", subject=_subject("demanded"),
+          layer=3),
+    _case("amm-layer-status-demand-lowers", _LAYER, "amm.demand-outstanding", _HONEST,
+          "an outstanding demand lowers layer 0's deadline from enrolment + 86400 to its dueBy "
+          "(FRESH, GOOD)", subject=_subject("demanded"), layer=0),
+    _case("amm-layer-status-demand-overdue", _LAYER, "amm.demand-overdue", _HONEST,
+          "OVERDUE exactly at the demand's dueBy (clock() >= deadline), BAD",
+          subject=_subject("demanded"), layer=0),
+    _case("amm-layer-status-demand-not-raised", _LAYER, "amm.demand-not-raised", _HONEST,
+          "a demand due after the deadline does not raise it: OVERDUE at enrolment + 86400 (BAD)",
+          subject=_subject("demanded"), layer=1),
+    _case("amm-layer-status-demand-not-met", _LAYER, "amm.demand-not-met", _HONEST,
+          "a completion that ended before demandedAt leaves the demand outstanding: deadline "
+          "dueBy (FRESH, GOOD)", subject=_subject("controlled"), layer=1),
+    _case("amm-layer-status-demand-cleared", _LAYER, "amm.demand-cleared", _HONEST,
+          "a completion at or after demandedAt cleared the demand: deadline from the completion "
+          "(FRESH, GOOD)", subject=_subject("controlled"), layer=1),
+    _case("amm-layer-status-completion-anchor", _LAYER, "amm.present-overdue", _HONEST,
+          "layer 0 judged from its last completion, not from enrolment (FRESH, GOOD)",
+          subject=_subject("controlled"), layer=0),
+    _case("amm-layer-status-interval-elapsed", _LAYER, "amm.interval-elapsed", _HONEST,
+          "a never-completed layer 3 is OVERDUE at enrolment + its interval (BAD)",
+          subject=_subject("controlled"), layer=3),
+    _case("amm-layer-status-policy-lengthened", _LAYER, "amm.policy-lengthened", _HONEST,
+          "policy version 2 lengthens layer 3's interval from its effective time: FRESH again "
+          "from the same anchor (GOOD)", subject=_subject("controlled"), layer=3),
+    _case("amm-layer-status-floor-interval", _LAYER, "amm.floor-set", _HONEST,
+          "the floor's shorter interval governs from the floor's effective time (FRESH, GOOD)",
+          subject=_subject("controlled"), layer=3),
+    _case("amm-layer-status-floor-requires", _LAYER, "amm.demand-outstanding", _HONEST,
+          "the relaxed policy drops layer 3, the floor still requires it: OVERDUE (BAD)",
+          subject=_subject("controlled"), layer=3),
+    _case("amm-signal-status-not-tracked", _SIGNAL, "amm.demand-outstanding", _HONEST,
+          "no pulse interval in policy nor floor: NOT_TRACKED (GOOD)",
+          subject=_subject("demanded")),
+    _case("amm-signal-status-window-ends", _SIGNAL, "amm.signal-window-ends", _HONEST,
+          "exactly lastSignalAt + pulseInterval: still PRESENT (GOOD)", subject=_subject("window")),
+    _case("amm-signal-status-silent-by-one", _SIGNAL, "amm.signal-silent-by-one", _HONEST,
+          "one second later: SILENT since the window's end (BAD)", subject=_subject("window")),
+    _case("amm-signal-status-floor-pulse", _SIGNAL, "amm.floor-holds", _HONEST,
+          "the policy tracks no pulse, the floor's 36000 does: SILENT (BAD)",
+          subject=_subject("controlled")),
+    _case("amm-restore-claim-no-claim", _RESTORE, "amm.after-cycle-1", _HONEST,
+          "the worked example's record has restoresVersion 0: no claim (BAD)",
+          subject=_subject("example"), block=_at("amm.after-cycle-1"), seq=1),
+    _case("amm-restore-claim-lying-rollback", _RESTORE, "amm.lying-rollback", _LYING,
+          "a rollback from version 3 to version 1's root: a valid claim (GOOD)",
+          layout="amm-registry-lying", subject=_subject("lying-example"),
+          block=_at("amm.lying-rollback")),
+    _case("amm-restore-claim-no-advance", _RESTORE, "amm.restore-no-advance", _LYING,
+          "restoresVersion 1 with no change: rootAt(1) matches but the version does not advance "
+          "(BAD)", layout="amm-registry-lying", subject=_subject("lying-example"),
+          block=_at("amm.restore-no-advance")),
+    _case("amm-restore-claim-equal-base", _RESTORE, "amm.restore-equal-base", _LYING,
+          "restoresVersion equal to the base version (BAD)", layout="amm-registry-lying",
+          subject=_subject("lying-example"), block=_at("amm.restore-equal-base")),
+    _case("amm-restore-claim-above-base", _RESTORE, "amm.restore-above-base", _LYING,
+          "restoresVersion 5 above the base version 4: the version the record itself creates "
+          "(BAD)", layout="amm-registry-lying", subject=_subject("lying-example"),
+          block=_at("amm.restore-above-base")),
+    _case("sai-member-tender-dissolved-not-carried", "sai/member", "swarm.tender-dissolved",
+          "SwarmRegistry", "a bidder not carried by SELECT stays NOT_CARRIED after dissolution",
+          layout=_SR, swarm=_swarm("tender"), account=_account(6)),
+    _case("sai-member-tender-dissolved-carried", "sai/member", "swarm.tender-dissolved",
+          "SwarmRegistry", "a carried worker exits SWARM_DISSOLVED", layout=_SR,
+          swarm=_swarm("tender"), account=_account(4)),
+    _case("sai-member-recruit-dissolved", "sai/member", "swarm.recruit-dissolved",
+          "SwarmRegistry", "after a RECRUIT advance and dissolution a first-phase worker is "
+          "NOT_CARRIED", layout=_SR, swarm=_swarm("recruit"), account=_account(3)),
+    _case("sai-member-aborted", "sai/member", "swarm.aborted", "SwarmRegistry",
+          "aborted before activation: the coordinator exits SWARM_DISSOLVED", layout=_SR,
+          swarm=_swarm("quorum"), account=_account(6)),
+    _case("sai-roster-roles-short", "sai/roster", "swarm.roles-short", "SwarmRegistry",
+          "three ACTIVE workers meet minMembers 3, the coordinator role (min 1) is short (BAD)",
+          layout=_SR, swarm=_swarm("quorum"), from_block=_formed("quorum")),
+    _case("sai-roster-quorum-met", "sai/roster", "swarm.quorum-met", "SwarmRegistry",
+          "four ACTIVE, every role at its min (GOOD)", layout=_SR, swarm=_swarm("quorum"),
+          from_block=_formed("quorum")),
+    _case("sai-roster-total-short", "sai/roster", "swarm.total-short", "SwarmRegistry",
+          "every role at its min, two ACTIVE below minMembers 3 (BAD)", layout=_SR,
+          swarm=_swarm("quorum"), from_block=_formed("quorum")),
+    _case("sai-roster-recruit-advanced", "sai/roster", "swarm.recruit-advanced",
+          "SwarmRegistry", "a RECRUIT advance leaves nobody carried: 0 ACTIVE (BAD)",
+          layout=_SR, swarm=_swarm("recruit"), from_block=_formed("recruit")),
+    _case("sai-roster-aborted", "sai/roster", "swarm.aborted", "SwarmRegistry",
+          "aborted: every seat SWARM_DISSOLVED, 0 ACTIVE (BAD)", layout=_SR,
+          swarm=_swarm("quorum"), from_block=_formed("quorum")),
+    _case("8312-cap-conservation-literal-at-cap", "8312/cap-conservation", "meter.at-cap",
+          "ReservedConfirmedMeter", "reserved 600 + confirmed 400 against cap:1000 (GOOD)",
+          key=lambda m: m["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"],
+          shape="cap:1000"),
+    _case("8312-cap-conservation-literal-one-above", "8312/cap-conservation", "meter.at-cap",
+          "ReservedConfirmedMeter", "reserved 600 + confirmed 400 against cap:999 (BAD)",
+          key=lambda m: m["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"],
+          shape="cap:999"),
+    _case("8312-cap-conservation-reserved-confirmed-at-cap", "8312/cap-conservation",
+          "meter.at-cap", "ReservedConfirmedMeter",
+          "reserved 600 + confirmed 400 against the stored cap 1000 (GOOD)",
+          key=lambda m: m["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"],
+          shape="reserved-confirmed"),
+    _case("8312-cap-conservation-headroom-used", "8312/cap-conservation", "meter.headroom-used",
+          "HeadroomMeter", "struct:2:2:1: turnover 5500 of 8000 (GOOD)",
+          key=lambda m: m["meters"]["headroom"]["envelopes"]["envelope-1"]["id"],
+          shape="struct:2:2:1"),
+    _case("8312-cap-conservation-headroom-named-at-cap", "8312/cap-conservation",
+          "meter.headroom-at-cap", "HeadroomMeter", "shape headroom: 8000 of 8000 (GOOD)",
+          layout="meter-headroom",
+          key=lambda m: m["meters"]["headroom"]["envelopes"]["envelope-1"]["id"],
+          shape="headroom"),
+    _case("8312-cap-conservation-mandate-at-cap", "8312/cap-conservation",
+          "meter.mandate-at-cap", "MandateMeter", "shape mandate: 1000 of 1000 (GOOD)",
+          layout="meter-mandate", shape="mandate", agent=_account(4), principal=_account(2)),
+    _case("8312-cap-conservation-aggregate-budget-at-cap", "8312/cap-conservation",
+          "meter.lying-at-cap", _LYING_AB, "shape aggregate-budget: spentRoot 100 of 100 (GOOD)",
+          layout=_LYING_AB_LAYOUT, key=lambda m: _lying_tree(m)["root_id"],
+          shape="aggregate-budget", period=lambda m: _lying_tree(m)["rule_period"]["period"]),
+    _case("8312-cap-conservation-aggregate-budget-one-above", "8312/cap-conservation",
+          "meter.one-above", _LYING_AB, "shape aggregate-budget: spentRoot 101 of 100 (BAD)",
+          layout=_LYING_AB_LAYOUT, key=lambda m: _lying_tree(m)["root_id"],
+          shape="aggregate-budget", period=lambda m: _lying_tree(m)["rule_period"]["period"]),
+    _case("8312-aggregate-budget-lying-at-cap", "8312/aggregate-budget", "meter.lying-at-cap",
+          _LYING_AB, "draws 50 + 50 in one period: 100 <= 100 and equal to spentRoot (GOOD)",
+          layout=_LYING_AB_LAYOUT, root=lambda m: _lying_tree(m)["root_id"],
+          period=lambda m: _lying_tree(m)["rule_period"]["period"], from_block=_before_draws),
+    _case("8312-aggregate-budget-one-above", "8312/aggregate-budget", "meter.one-above",
+          _LYING_AB, "an overdraw of 1 past the cap: 101 > 100 (BAD)", layout=_LYING_AB_LAYOUT,
+          root=lambda m: _lying_tree(m)["root_id"],
+          period=lambda m: _lying_tree(m)["rule_period"]["period"], from_block=_before_draws),
+    _case("8312-aggregate-budget-missing-draws", "8312/aggregate-budget", "meter.period-0",
+          "AggregateBudgetMeter", "collected from C's draw on: the log says 20, spentRoot 100 "
+          "(BAD)", layout="meter-aggregate-budget",
+          root=lambda m: m["meters"]["aggregate"]["trees"]["tree-1"]["root_id"], period=0,
+          from_block=_c_draw_block),
+]
+
+DEVNET_CASES += RULE_CASES
+
+
 def resolve_cases(manifest: dict, cases: list[dict]) -> list[dict]:
     out = []
     for case in cases:

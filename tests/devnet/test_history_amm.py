@@ -63,6 +63,13 @@ MOMENTS = {
     "amm.overdue": 1762736424, "amm.present-overdue": 1762737000,
     "amm.interval-elapsed": 1762995612, "amm.policy-lengthened": 1762996000,
     "amm.floor-set": 1762996600, "amm.floor-holds": 1762997200,
+    # extend(): after every history; E = the swarm history's last block (1763100398) + 100
+    # enrols ``demanded``, E + 12 = W ``window``
+    "amm.demand-outstanding": 1763100498 + 1000, "amm.signal-window-ends": 1763100510 + 3600,
+    "amm.signal-silent-by-one": 1763100510 + 3601, "amm.demand-overdue": 1763100498 + 40000,
+    "amm.demand-not-raised": 1763100498 + 86400, "amm.lying-rollback": 1763186910,
+    "amm.restore-no-advance": 1763186922, "amm.restore-equal-base": 1763186934,
+    "amm.restore-above-base": 1763186946,
 }
 
 
@@ -154,6 +161,8 @@ def test_manifest_names_the_cast(amm):
         "controlled": ("AgentMeditationRegistry", amm.controlled),
         "pulser": ("AgentMeditationRegistry", amm.pulser),
         "lying-example": ("LyingMeditationRegistry", amm.example),
+        "demanded": ("AgentMeditationRegistry", amm.manifest["accounts"][8]),  # extend()
+        "window": ("AgentMeditationRegistry", amm.manifest["accounts"][9]),
     }
     assert subjects["controlled"]["controller"] == amm.controller
     assert subjects["controlled"]["controller_rights"] == 7
@@ -172,7 +181,7 @@ def test_manifest_names_the_cast(amm):
 def test_manifest_roots_are_the_registries_roots(amm, name):
     subject = amm.manifest["amm"]["subjects"][name]
     reg = amm.honest if subject["registry"] == "AgentMeditationRegistry" else amm.liar
-    last = "amm.floor-holds"
+    last = "amm.restore-above-base"  # the AMM history's last moment (extend())
     versions = subject["state_versions"]
     assert len(versions) == amm.head(last, subject["address"], reg)[5]  # stateVersion
     for version, entry in versions.items():

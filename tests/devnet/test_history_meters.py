@@ -32,13 +32,18 @@ MOMENTS = {
     "meter.over-cap": ANCHOR + 3000, "meter.period-1": ANCHOR + PERIOD + 612,
 }
 ORDER = list(MOMENTS)
+# extend(), after every history: period 3 of the lying tree (the first whole period after the
+# AMM extension's last block 1763186946: (1763186946 - ANCHOR) // PERIOD + 1 == 3); A draws
+# at its start + 600, B 12 s later, the overdraw 12 s after that
+EXTENDED = {"meter.lying-at-cap": ANCHOR + 3 * PERIOD + 612,
+            "meter.one-above": ANCHOR + 3 * PERIOD + 624}
 KEY = keccak(b"devnet/meter/key-1")
 ENVELOPE = keccak(b"devnet/meter/envelope-1")
 DRAWN = keccak(b"Drawn(bytes32,bytes32,uint256,uint256)")
 # the script's admitted draws per meter and period (the overdraw is what the liar let through)
 SCRIPT_DRAWS = {
     "AggregateBudgetMeter": {0: [40, 40, 20], 1: [30, 25]},
-    "LyingAggregateBudgetMeter": {0: [40, 40, 40]},
+    "LyingAggregateBudgetMeter": {0: [40, 40, 40], 3: [50, 50, 1]},
 }
 
 
@@ -74,8 +79,8 @@ def meters(devnet):
 
 def test_moments_named_at_the_scripted_times(meters):
     moments = {k: v for k, v in meters.manifest["moments"].items() if k.startswith("meter.")}
-    assert {k: v["timestamp"] for k, v in moments.items()} == MOMENTS
-    numbers = [moments[k]["number"] for k in ORDER]
+    assert {k: v["timestamp"] for k, v in moments.items()} == {**MOMENTS, **EXTENDED}
+    numbers = [moments[k]["number"] for k in [*ORDER, *EXTENDED]]
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
     for m in moments.values():
         block = meters.w3.eth.get_block(m["number"])
@@ -95,7 +100,7 @@ def test_manifest_addresses_the_meters(meters):
         assert {n: (v["id"], v["node_cap"]) for n, v in tree["nodes"].items()} == {
             n: ("0x" + keccak(f"devnet/node-{n}".encode()).hex(), 50) for n in "ABC"}
     assert section["aggregate"]["trees"]["tree-1"]["periods"] == [0, 1]
-    assert section["aggregate_lying"]["trees"]["tree-1"]["periods"] == [0]
+    assert section["aggregate_lying"]["trees"]["tree-1"]["periods"] == [0, 3]
 
 
 # (reserved, confirmed) of key-1 at each moment
@@ -229,7 +234,7 @@ def _drawn_sums(logs, root: bytes) -> dict[int, int]:
 @pytest.mark.parametrize("meter", ["AggregateBudgetMeter", "LyingAggregateBudgetMeter"])
 def test_spent_root_equals_script_and_drawn_events(meters, meter):
     expected = {p: sum(a) for p, a in SCRIPT_DRAWS[meter].items()}
-    end = "meter.period-1"
+    end = "meter.one-above"
     spent = {p: meters.at(end, meter, "spentRoot", meters.root, p) for p in expected}
     assert spent == expected
     address = meters.c[meter].address

@@ -112,9 +112,47 @@ EXPECTED = {
                                 {3: LIVE, 4: LIVE, 5: LIVE}),  # a4: the cached ACTIVE
 }
 
-FINAL_REVISIONS = {"minimal": 15, "challenged": 16, "tender": 14, "pipeline": 12, "lying": 9}
+DISSOLVED_SEAT = (M_EXITED, X_DISSOLVED)
+NOT_CARRIED = (M_EXITED, X_NOT_CARRIED)
+LEFT = (M_EXITED, X_LEFT)
+EXPECTED.update({  # extend(), after every history
+    # tender: conclude (15), dissolve by the DISSOLVE authority (16); the lazy exits keep the
+    # NOT_CARRIED and REPLACED seats, every remaining one is SWARM_DISSOLVED
+    "swarm.tender-dissolved": Expect("tender", DISSOLVED, 1, 16, (0, 0, 0),
+                                     {"coordinator": (0, 0), "worker": (0, 0), "bidder": (0, 0)},
+                                     False,
+                                     {3: DISSOLVED_SEAT, 4: DISSOLVED_SEAT, 7: DISSOLVED_SEAT,
+                                      5: (M_EXITED, X_REPLACED), 6: NOT_CARRIED,
+                                      8: NOT_CARRIED}),
+    # recruit: form (1), two seats (5), activate (6), RECRUIT advance (7): nobody carried
+    "swarm.recruit-advanced": Expect("recruit", ACTIVE, 1, 7, (0, 0, 0), {"worker": (0, 0)},
+                                     False, {3: NOT_CARRIED, 4: NOT_CARRIED}),
+    # conclude (8), dissolve (9): the NOT_CARRIED seats stay NOT_CARRIED
+    "swarm.recruit-dissolved": Expect("recruit", DISSOLVED, 1, 9, (0, 0, 0), {"worker": (0, 0)},
+                                      False, {3: NOT_CARRIED, 4: NOT_CARRIED}),
+    # quorum (FORMING): form (1), three workers (7): total 3 >= 3, coordinator 0 < 1
+    "swarm.roles-short": Expect("quorum", FORMING, 0, 7, (3, 0, 0),
+                                {"worker": (3, 0), "coordinator": (0, 0)}, False,
+                                {3: LIVE, 4: LIVE, 5: LIVE, 6: NOBODY}),
+    # the coordinator (9)
+    "swarm.quorum-met": Expect("quorum", FORMING, 0, 9, (4, 0, 0),
+                               {"worker": (3, 0), "coordinator": (1, 0)}, True,
+                               {3: LIVE, 4: LIVE, 5: LIVE, 6: LIVE}),
+    # a3 and a4 leave (11): every role at its min, total 2 < 3
+    "swarm.total-short": Expect("quorum", FORMING, 0, 11, (2, 0, 0),
+                                {"worker": (1, 0), "coordinator": (1, 0)}, False,
+                                {3: LEFT, 4: LEFT, 5: LIVE, 6: LIVE}),
+    # abort by the ABORT authority (12): DISSOLVED, every remaining seat SWARM_DISSOLVED
+    "swarm.aborted": Expect("quorum", DISSOLVED, 0, 12, (0, 0, 0),
+                            {"worker": (0, 0), "coordinator": (0, 0)}, False,
+                            {3: LEFT, 4: LEFT, 5: DISSOLVED_SEAT, 6: DISSOLVED_SEAT}),
+})
+
+FINAL_REVISIONS = {"minimal": 15, "challenged": 16, "tender": 16, "pipeline": 12, "lying": 9,
+                   "recruit": 9, "quorum": 12}
 # the n-th formation on its registry (the lying registry forms only "lying")
-FORMATION_INDEX = {"minimal": 1, "challenged": 2, "tender": 3, "pipeline": 4, "lying": 1}
+FORMATION_INDEX = {"minimal": 1, "challenged": 2, "tender": 3, "pipeline": 4, "lying": 1,
+                   "recruit": 5, "quorum": 6}
 
 
 def _role_id(name: str) -> bytes:

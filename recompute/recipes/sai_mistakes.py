@@ -1,0 +1,96 @@
+"""Wrong-but-plausible methods of the ERC-8447 recipes, one per rule of ``vectors/rules.json``.
+
+Each breaks exactly one rule (the rule id names it); ``tests/vectors/test_rule_coverage.py``
+checks that a shipped vector tells each apart. None of them is registered as a recipe.
+"""
+
+from __future__ import annotations
+
+import rfc8785
+
+from recompute.core.keccak import keccak256
+from recompute.recipes.sai import (
+    LIFECYCLE,
+    Charter,
+    Member,
+    Roster,
+    charter_check,
+    member_view,
+    roster_from_records,
+)
+
+_ACTIVE_STATE, _DISSOLVED = LIFECYCLE.index("ACTIVE"), LIFECYCLE.index("DISSOLVED")
+_ACTIVE_SEAT, _SUSPENDED_SEAT = 2, 3
+
+
+def _never_not_carried(record: dict) -> dict:
+    return dict(record, rosterPhase=0)
+
+
+def _never_dissolved(record: dict) -> dict:
+    return dict(record, state=_ACTIVE_STATE if record["state"] == _DISSOLVED else record["state"])
+
+
+class _MemberMistake(Member):
+    def __init__(self, rule: str):
+        self._rule = rule
+
+    def view(self, member, record):
+        if self._rule == "not-carried":
+            return member_view(member, _never_not_carried(record))
+        if self._rule == "dissolved":
+            return member_view(member, _never_dissolved(record))
+        # "precedence": SWARM_DISSOLVED decided before NOT_CARRIED
+        if record["state"] == _DISSOLVED:
+            return member_view(member, _never_not_carried(record))
+        return member_view(member, record)
+
+
+def member_mistakes() -> dict:
+    return {"sai.member.lazy-not-carried": _MemberMistake("not-carried"),
+            "sai.member.lazy-swarm-dissolved": _MemberMistake("dissolved"),
+            "sai.member.not-carried-precedes-dissolved": _MemberMistake("precedence")}
+
+
+class _RosterMistake(Roster):
+    def __init__(self, rule: str):
+        self._rule = rule
+
+    def roster(self, record, min_members, roles, members, stored):
+        if self._rule == "total":
+            min_members = 0
+        elif self._rule == "roles":
+            roles = [dict(r, min=0) for r in roles]
+        elif self._rule == "active-only":
+            members = {a: dict(m, status=_ACTIVE_SEAT if m["status"] == _SUSPENDED_SEAT
+                               else m["status"]) for a, m in members.items()}
+        else:  # "lazy": the stored statuses, no lazy exit
+            members = {a: dict(m, carriedPhase=max(m["carriedPhase"], record["rosterPhase"]))
+                       for a, m in members.items()}
+            record = _never_dissolved(record)
+        return roster_from_records(record, min_members, roles, members, stored)
+
+
+def roster_mistakes() -> dict:
+    return {"sai.roster.min-members": _RosterMistake("total"),
+            "sai.roster.role-min": _RosterMistake("roles"),
+            "sai.roster.only-active-count": _RosterMistake("active-only"),
+            "sai.roster.lazy-statuses": _RosterMistake("lazy")}
+
+
+def revision_mistakes() -> dict:
+    """None: sai.revision.one-per-change is decided by no devnet vector (vectors/rules.json
+    gives the reason), so a mistake for it would be pinned by nothing."""
+    return {}
+
+
+class _KeccakCharter(Charter):
+    def check(self, pack, record, objective_hash):
+        out = charter_check(pack, record, objective_hash)
+        out["charter_hash"] = keccak256(rfc8785.dumps(pack))
+        out["charter_matches"] = out["charter_hash"] == out["proven_charter_hash"]
+        return out
+
+
+def charter_mistakes() -> dict:
+    return {"sai.charter.sha256-jcs": _KeccakCharter()}
