@@ -25,6 +25,7 @@ def cli() -> None:
 def _register_commands() -> None:
     # One import per command module; each module adds its commands to `cli`.
     from recompute.cli import (  # noqa: F401
+        audit_cmd,
         demo_cmd,
         devnet_cmd,
         layout_cmd,
