@@ -132,6 +132,10 @@ def _resume_range(store: Store, text, config_path, first, last, pins, sources):
         if given is not None and given != stored:
             raise UsageError(f"{where}: {option} {given} is not the audit's {stored}")
     pinned = params["pinned_hash"]
+    given = pins.get("block_hash")
+    if given is not None and "0x" + given.hex() != pinned:
+        raise UsageError(f"{where}: --block-hash 0x{given.hex()} is not the pin the audit "
+                         f"was started with: it was pinned to {pinned}")
     if not any(pins.get(k) is not None for k in ("block_hash", "checkpoint", "quorum")):
         pins = {"block_hash": bytes.fromhex(pinned[2:])}  # the pin the audit started with
     top = _anchor(sources, params["last"], pins)

@@ -10,8 +10,8 @@ coordinator turns into UNVERIFIABLE lines (reason ``segment-failed``). A
 :class:`~recompute.core.errors.UsageError` raised in a worker (a check that cannot be asked, or a
 worker running another recompute version) stops the audit as a usage error.
 
-The local cluster listens on 127.0.0.1 only, with no dashboard. Dask is imported only here, and
-only when one of the two options is given.
+The local cluster listens on 127.0.0.1 only (its HTTP endpoint on a free loopback port). Dask
+is imported only here, and only when one of the two options is given.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ class DaskExecutor:
         else:
             self.local = LocalCluster(n_workers=processes, threads_per_worker=1,
                                       processes=True, host="127.0.0.1", scheduler_port=0,
-                                      dashboard_address=None, silence_logs=logging.ERROR)
+                                      dashboard_address="127.0.0.1:0",
+                                      silence_logs=logging.ERROR)
             self.client = Client(self.local, set_as_default=False)
             self.where = f"{processes} local worker process(es)"
         self.audit_id = uuid.uuid4().hex[:12]
