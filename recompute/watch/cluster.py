@@ -1,6 +1,7 @@
 """Segments on Dask (``dask.distributed``): ``--cluster tcp://HOST:8786`` (a running scheduler)
-or ``--processes P`` (a local cluster of P worker processes, one thread each: the checks are
-CPU-bound Python, threads would not help). docs/watch.md §Audits that outgrow one machine.
+or ``--processes P`` (a local cluster of P worker processes, one Dask thread each: the checks are
+CPU-bound Python, so processes, not threads, add throughput; inside a task, ``--workers``
+threads only overlap the node's latency). docs/watch.md §Audits that outgrow one machine.
 
 Dask does the scheduling and the fault handling: a worker that dies mid-segment has its task
 re-run on another worker by the scheduler (up to its ``allowed-failures``, 3 by default); a task

@@ -1,0 +1,154 @@
+"""Range audits past one process: blocks per second of ``recompute watch --from 1 --to M`` with
+``examples/devnet-watch.toml`` (7 checks of every recipe area) over the devnet history plus
+--quiet blocks mined after it. A script, not a test.
+
+    .venv/bin/python benchmarks/bench_audit.py [--quiet 2000] [--segment-blocks 64]
+
+Setup: a fresh anvil, the whole devnet (recompute/devnet/build.py), then --quiet empty blocks.
+Measured, each through the real command (``python -m recompute watch`` as a subprocess), wall
+time of the whole command (process start, anchoring, a local cluster's start included):
+  (a) one process: the thread auditor (``--workers 4``), the baseline;
+  (b) one process in segments with ``--store`` (the coordinator and the store's cost);
+  (c) ``--processes 2``: a local Dask cluster of 2 worker processes;
+  (d) ``--cluster``: a scheduler and 2 workers started here with ``dask scheduler`` / ``dask
+      worker`` on 127.0.0.1 (TCP on loopback), the audit as a client;
+  (e) per-segment overhead: (b) again with segments of a quarter of the size; the extra time
+      divided by the extra segments;
+and anvil's own CPU seconds per audited block (from /proc) in each run: the node's share of the
+work, which bounds the throughput one node can serve. Every run's stdout must be byte-identical
+to (a)'s. Printed with ``os.cpu_count()``; the last line is one JSON object with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from recompute.devnet.anvil import Anvil, free_port  # noqa: E402
+from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build  # noqa: E402
+
+CONFIG = ROOT / "examples" / "devnet-watch.toml"
+BIN = Path(sys.executable).parent
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def audit(node: Anvil, last: int, *extra: str) -> tuple[float, float, str]:
+    """(wall seconds, anvil CPU seconds, stdout) of one range audit 1..last."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    before = cpu_seconds(node.process.pid)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "recompute", "watch", "--rpc", node.url,
+                           "--config", str(CONFIG), "--from", "1", "--to", str(last), *extra],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
+    wall = time.monotonic() - started
+    if done.returncode != 1:  # the lying meter is VERIFIED-BAD from block 69
+        raise SystemExit(f"audit {extra}: exit {done.returncode}\n{done.stderr[-2000:]}")
+    return wall, cpu_seconds(node.process.pid) - before, done.stdout
+
+
+class Cluster:
+    """A scheduler and two one-thread workers on 127.0.0.1, stopped by process id."""
+
+    def __init__(self, directory: Path):
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        common = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
+        self.processes = [subprocess.Popen(
+            [str(BIN / "dask"), "scheduler", "--port", self.address.rsplit(":", 1)[1],
+             *common], env=env, cwd=directory, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)]
+        for n in range(2):
+            self.processes.append(subprocess.Popen(
+                [str(BIN / "dask"), "worker", self.address, "--nthreads", "1", "--name",
+                 f"w{n}", "--local-directory", str(directory), *common], env=env,
+                cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(self.address, timeout="30s", set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=60)
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            process.send_signal(signal.SIGTERM)
+        for process in self.processes:
+            process.wait(30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quiet", type=int, default=2000, help="empty blocks after the history")
+    parser.add_argument("--segment-blocks", type=int, default=64)
+    args = parser.parse_args()
+    cores = os.cpu_count()
+    size = args.segment_blocks
+    with Anvil(timestamp=DEVNET_GENESIS_TIMESTAMP) as node, \
+            tempfile.TemporaryDirectory() as tmp:
+        t = time.monotonic()
+        build(node)
+        node.rpc("anvil_mine", hex(args.quiet))
+        last = int(node.rpc("eth_blockNumber"), 16)
+        print(f"machine: {cores} core(s); devnet history + {args.quiet} quiet blocks: blocks "
+              f"1..{last}, 7 checks ({time.monotonic() - t:.1f}s setup)")
+        runs: dict[str, tuple[float, float]] = {}
+
+        def measure(name: str, *extra: str, reference: str | None = None) -> str:
+            wall, node_cpu, out = audit(node, last, *extra)
+            if reference is not None and out != reference:
+                raise SystemExit(f"{name}: stdout differs from the one-process run")
+            runs[name] = (wall, node_cpu)
+            print(f"{name:<34} {last / wall:7.1f} blocks/s  {wall:7.1f}s wall  "
+                  f"anvil {1000 * node_cpu / last:5.1f} ms CPU/block")
+            return out
+
+        one = measure("(a) 1 process, threads")
+        measure("(b) 1 process, segments + store", "--segment-blocks", str(size), "--store",
+                str(Path(tmp) / "b.sqlite"), reference=one)
+        measure("(c) --processes 2", "--segment-blocks", str(size), "--processes", "2",
+                reference=one)
+        cluster = Cluster(Path(tmp))
+        try:
+            measure("(d) --cluster, 2 workers over TCP", "--segment-blocks", str(size),
+                    "--cluster", cluster.address, reference=one)
+        finally:
+            cluster.stop()
+        small = max(1, size // 4)
+        measure(f"(e) as (b), segments of {small}", "--segment-blocks", str(small), "--store",
+                str(Path(tmp) / "e.sqlite"), reference=one)
+    segments_b, segments_e = -(-last // size), -(-last // small)
+    overhead = (runs[f"(e) as (b), segments of {small}"][0] - runs["(b) 1 process, "
+                "segments + store"][0]) / (segments_e - segments_b)
+    rate = {k: last / v[0] for k, v in runs.items()}
+    a, c, d = (rate["(a) 1 process, threads"], rate["(c) --processes 2"],
+               rate["(d) --cluster, 2 workers over TCP"])
+    print(f"--processes 2 / 1 process: {c / a:.2f}x; --cluster / 1 process: {d / a:.2f}x; "
+          f"per-segment overhead {overhead * 1000:.0f} ms ({segments_e - segments_b} more "
+          "segments)")
+    print(json.dumps({
+        "cpu_count": cores, "blocks": last, "checks": 7, "quiet_blocks": args.quiet,
+        "segment_blocks": size,
+        "one_process_blocks_per_s": round(a, 2),
+        "segments_store_blocks_per_s": round(rate["(b) 1 process, segments + store"], 2),
+        "processes_2_blocks_per_s": round(c, 2), "cluster_2_blocks_per_s": round(d, 2),
+        "processes_2_speedup": round(c / a, 2), "cluster_2_speedup": round(d / a, 2),
+        "per_segment_overhead_s": round(overhead, 3),
+        "anvil_cpu_ms_per_block": {k.split(" ", 1)[0]: round(1000 * v[1] / last, 2)
+                                   for k, v in runs.items()}}))
+
+
+if __name__ == "__main__":
+    main()
