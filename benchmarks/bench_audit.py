@@ -14,9 +14,12 @@ time of the whole command (process start, anchoring, a local cluster's start inc
       worker`` on 127.0.0.1 (TCP on loopback), the audit as a client;
   (e) per-segment overhead: (b) again with segments of a quarter of the size; the extra time
       divided by the extra segments;
-and anvil's own CPU seconds per audited block (from /proc) in each run: the node's share of the
-work, which bounds the throughput one node can serve. Every run's stdout must be byte-identical
-to (a)'s. Printed with ``os.cpu_count()``; the last line is one JSON object with the figures.
+and, per audited block, the CPU seconds of recompute (the command, its local workers, an
+outside cluster's workers) and of anvil (from /proc) in each run: on a shared machine wall time
+depends on the load, CPU time does not; throughput with W free cores is about
+W / (recompute CPU per block), until the node's CPU per block says it is the limit. Every
+run's stdout must be byte-identical to (a)'s. Printed with ``os.cpu_count()`` and the load
+average; the last line is one JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -47,10 +51,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def audit(node: Anvil, last: int, *extra: str) -> tuple[float, float, str]:
-    """(wall seconds, anvil CPU seconds, stdout) of one range audit 1..last."""
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def audit(node: Anvil, last: int, *extra: str, workers: list[int] = ()
+          ) -> tuple[float, float, float, str]:
+    """(wall seconds, anvil CPU seconds, recompute CPU seconds, stdout) of one range audit
+    1..last; recompute's CPU is the command's and its reaped children's (a local cluster's
+    workers), plus that of the ``workers`` processes of an outside cluster."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    before = cpu_seconds(node.process.pid)
+    before = cpu_seconds(node.process.pid), children_cpu(), sum(map(cpu_seconds, workers))
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "recompute", "watch", "--rpc", node.url,
                            "--config", str(CONFIG), "--from", "1", "--to", str(last), *extra],
@@ -58,7 +70,8 @@ def audit(node: Anvil, last: int, *extra: str) -> tuple[float, float, str]:
     wall = time.monotonic() - started
     if done.returncode != 1:  # the lying meter is VERIFIED-BAD from block 69
         raise SystemExit(f"audit {extra}: exit {done.returncode}\n{done.stderr[-2000:]}")
-    return wall, cpu_seconds(node.process.pid) - before, done.stdout
+    ours = children_cpu() - before[1] + sum(map(cpu_seconds, workers)) - before[2]
+    return wall, cpu_seconds(node.process.pid) - before[0], ours, done.stdout
 
 
 class Cluster:
@@ -81,6 +94,7 @@ class Cluster:
 
         with Client(self.address, timeout="30s", set_as_default=False) as client:
             client.wait_for_workers(2, timeout=60)
+            self.worker_pids = list(client.run(os.getpid).values())
 
     def stop(self) -> None:
         for process in reversed(self.processes):
@@ -104,15 +118,17 @@ def main() -> None:
         last = int(node.rpc("eth_blockNumber"), 16)
         print(f"machine: {cores} core(s); devnet history + {args.quiet} quiet blocks: blocks "
               f"1..{last}, 7 checks ({time.monotonic() - t:.1f}s setup)")
-        runs: dict[str, tuple[float, float]] = {}
+        runs: dict[str, tuple[float, float, float]] = {}
 
-        def measure(name: str, *extra: str, reference: str | None = None) -> str:
-            wall, node_cpu, out = audit(node, last, *extra)
+        def measure(name: str, *extra: str, reference: str | None = None,
+                    workers: list[int] = ()) -> str:
+            wall, node_cpu, ours, out = audit(node, last, *extra, workers=workers)
             if reference is not None and out != reference:
                 raise SystemExit(f"{name}: stdout differs from the one-process run")
-            runs[name] = (wall, node_cpu)
-            print(f"{name:<34} {last / wall:7.1f} blocks/s  {wall:7.1f}s wall  "
-                  f"anvil {1000 * node_cpu / last:5.1f} ms CPU/block")
+            runs[name] = (wall, node_cpu, ours)
+            print(f"{name:<34} {last / wall:6.1f} blocks/s {wall:6.1f}s wall  CPU/block: "
+                  f"recompute {1000 * ours / last:5.1f} ms, anvil {1000 * node_cpu / last:4.1f} "
+                  "ms")
             return out
 
         one = measure("(a) 1 process, threads")
@@ -123,21 +139,25 @@ def main() -> None:
         cluster = Cluster(Path(tmp))
         try:
             measure("(d) --cluster, 2 workers over TCP", "--segment-blocks", str(size),
-                    "--cluster", cluster.address, reference=one)
+                    "--cluster", cluster.address, reference=one,
+                    workers=cluster.worker_pids)
         finally:
             cluster.stop()
         small = max(1, size // 4)
         measure(f"(e) as (b), segments of {small}", "--segment-blocks", str(small), "--store",
                 str(Path(tmp) / "e.sqlite"), reference=one)
     segments_b, segments_e = -(-last // size), -(-last // small)
-    overhead = (runs[f"(e) as (b), segments of {small}"][0] - runs["(b) 1 process, "
-                "segments + store"][0]) / (segments_e - segments_b)
+    b, e = runs["(b) 1 process, segments + store"], runs[f"(e) as (b), segments of {small}"]
+    overhead = (e[0] - b[0]) / (segments_e - segments_b)
+    overhead_cpu = (e[2] - b[2]) / (segments_e - segments_b)
     rate = {k: last / v[0] for k, v in runs.items()}
     a, c, d = (rate["(a) 1 process, threads"], rate["(c) --processes 2"],
                rate["(d) --cluster, 2 workers over TCP"])
     print(f"--processes 2 / 1 process: {c / a:.2f}x; --cluster / 1 process: {d / a:.2f}x; "
-          f"per-segment overhead {overhead * 1000:.0f} ms ({segments_e - segments_b} more "
-          "segments)")
+          f"per-segment overhead {overhead * 1000:.0f} ms wall, {overhead_cpu * 1000:.0f} ms "
+          f"recompute CPU ({segments_e - segments_b} more segments)")
+    load = os.getloadavg()[1]
+    print(f"load average (5 min) at the end: {load:.1f} on {cores} core(s)")
     print(json.dumps({
         "cpu_count": cores, "blocks": last, "checks": 7, "quiet_blocks": args.quiet,
         "segment_blocks": size,
@@ -146,8 +166,12 @@ def main() -> None:
         "processes_2_blocks_per_s": round(c, 2), "cluster_2_blocks_per_s": round(d, 2),
         "processes_2_speedup": round(c / a, 2), "cluster_2_speedup": round(d / a, 2),
         "per_segment_overhead_s": round(overhead, 3),
+        "per_segment_overhead_cpu_s": round(overhead_cpu, 3),
+        "recompute_cpu_ms_per_block": {k.split(" ", 1)[0]: round(1000 * v[2] / last, 2)
+                                       for k, v in runs.items()},
         "anvil_cpu_ms_per_block": {k.split(" ", 1)[0]: round(1000 * v[1] / last, 2)
-                                   for k, v in runs.items()}}))
+                                   for k, v in runs.items()},
+        "load_average_5min": round(load, 2)}))
 
 
 if __name__ == "__main__":

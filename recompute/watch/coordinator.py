@@ -158,7 +158,36 @@ class SegmentedAudit:
         if len(results) < len(plan):
             self.interrupted = True
             return Summary(checks), []  # type: ignore[arg-type]
+        self._relink(params, plan, results, config_text, config_path, rpcs)
         return self._emit(params, checks, results)
+
+    def _relink(self, params, plan, results, config_text, config_path, rpcs) -> None:
+        """The highest segment that does not link, if another ``--rpc`` has not served it yet,
+        is evaluated again from the endpoints not tried (one lying or reorged node among
+        several then costs a segment's time, not the blocks below it); until it links, or no
+        endpoint is left."""
+        tried: dict[int, set[str]] = {}
+        while not self.stop.is_set():
+            ties = tie(params["last"], params["pinned_hash"], plan, results)
+            loose = [t for t in ties if not t.linked]
+            if not loose:
+                return
+            worst = max(loose, key=lambda t: t.lo)
+            served = tried.setdefault(worst.lo, set())
+            if results[worst.lo].endpoint:
+                served.add(results[worst.lo].endpoint)
+            left = tuple(url for url in rpcs if url not in served)
+            if worst.reason != "header-mismatch" or not left:
+                return
+            self.sink.note(f"segment {worst.lo}..{worst.hi} does not link ({worst.detail}); "
+                           f"evaluating it again from {left[0]}")
+            task = SegmentTask(worst.lo, worst.hi, config_text, config_path, left,
+                               threads=self.threads, version=__version__)
+            for _, result in self.executor([task], self.stop):
+                self.store.record_segment(result)
+                results[result.lo] = result
+                if result.endpoint is None:  # every endpoint left failed: nothing more to try
+                    served.update(left)
 
     def _emit(self, params, checks, results) -> tuple[Summary, list[Tie]]:
         plan = plan_segments(params["first"], params["last"], params["segment_blocks"])

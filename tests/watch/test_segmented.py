@@ -147,3 +147,23 @@ def test_a_file_that_is_not_a_store_is_refused_in_one_line(tmp_path):
     done = run("audit", "report", "--store", str(junk))
     assert done.returncode == 64
     assert len(done.stderr.strip().splitlines()) == 1 and "not a recompute" in done.stderr
+
+
+def test_a_node_serving_another_chain_cannot_put_its_blocks_into_the_audit(baseline, anvil,
+                                                                          tmp_path):
+    """Two --rpc: the devnet and a node of another chain, as tall. The segments whose endpoint
+    list starts with the other node come back with blocks that do not link to the devnet's
+    pinned block: not merged; each is evaluated again from the devnet, and the audit's lines
+    are the one-process run's, byte for byte."""
+    anvil.rpc("anvil_mine", hex(LAST + 10))
+    assert block_hash(anvil.url, LAST) != block_hash(baseline["node"].url, LAST)
+    done = run("watch", "--rpc", baseline["node"].url, "--rpc", anvil.url, "--config",
+               str(EXAMPLE), "--from", str(FIRST), "--to", str(LAST), "--segment-blocks", "20",
+               "--block-hash", block_hash(baseline["node"].url, LAST),
+               "--store", str(tmp_path / "audit.sqlite"))
+    assert done.returncode == 1, done.stderr
+    relinked = [t for t in done.stderr.splitlines() if "does not link" in t]
+    # segments 120..139 and 80..99 (the 4th and 2nd): their endpoint list starts with the other
+    assert [t.split()[1] for t in relinked] == ["120..139", "80..99"]
+    assert all(f"by {anvil.url}" in t for t in relinked)
+    assert done.stdout == baseline["stdout"]
