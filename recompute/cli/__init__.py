@@ -23,6 +23,7 @@ from recompute.core.verdict import EXIT_UNVERIFIABLE, EXIT_USAGE
 
 # name -> (module that adds it to `cli`, first paragraph of its help: what --help shortens)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "audit": ("audit_cmd", "Stored audits (recompute watch --store PATH)."),
     "demo": ("demo_cmd", "Bring the devnet up, prove and re-derive at named moments, show lying "
                          "views; stop."),
     "devnet": ("devnet_cmd", "Start or stop the devnet: anvil with the reference registries and "

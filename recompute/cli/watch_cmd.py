@@ -71,9 +71,19 @@ def _block_number(text: str | None, option: str) -> int | None:
               help="Follow mode: longest wait between retries while the node is in trouble.")
 @click.option("--max-blocks", type=int, metavar="N", help="Follow mode: stop after N blocks.")
 @click.option("--workers", type=int, default=4, show_default=True, metavar="T",
-              help="Range mode: blocks evaluated at once.")
+              help="Range mode: blocks evaluated at once (per process).")
+@click.option("--processes", type=int, metavar="P",
+              help="Range mode: segments on a local Dask cluster of P worker processes.")
+@click.option("--cluster", metavar="URL",
+              help="Range mode: segments on a running Dask scheduler (tcp://HOST:8786).")
+@click.option("--store", "store_path", metavar="PATH",
+              help="SQLite evidence store: every line, every segment's links, the parameters.")
+@click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
+@click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
+              help="Range mode with --processes/--cluster/--store: blocks per segment.")
 def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
-                  block_hash, checkpoint, quorum, poll, max_backoff, max_blocks, workers):
+                  block_hash, checkpoint, quorum, poll, max_backoff, max_blocks, workers,
+                  processes, cluster, store_path, resume, segment_blocks):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     checks = load_config(config_path)
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
@@ -91,6 +101,8 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
         raise UsageError("--workers must be at least 1")
     if quorum is not None and quorum < 1:
         raise UsageError("--quorum must be at least 1")
+    stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
+                                       last)
     if not rpcs:
         raise UsageError("give --rpc URL (a JSON-RPC endpoint, e.g. http://127.0.0.1:8545)")
     pinned = parse_hash(block_hash, "--block-hash") if block_hash else None
@@ -117,15 +129,33 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
                             else anchored_number, block_hash=pinned, quorum=quorum,
                             checkpoint=check)
 
+    store = None
     try:
-        if last is None:
-            Follower(evaluator, sink, anchor, first, confirmations=confirmations, poll=poll,
-                     max_backoff=max_backoff, max_blocks=max_blocks, stop=stop).run()
+        if stored_follow:
+            store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
+        if last is None and not (resume and not stored_follow):
+            follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
+                                poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
+                                stop=stop)
+            if store is not None:
+                _continue_after_final(follower, store, sources, sink)
+            follower.run()
             code = EXIT_GOOD
+        elif processes is not None or cluster is not None or store_path is not None:
+            from recompute.cli.audit_cmd import run_segmented
+
+            code = run_segmented(
+                checks=checks, config_path=config_path, rpcs=list(rpcs), sources=sources,
+                first=first, last=last, confirmations=confirmations, processes=processes,
+                pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
+                cluster=cluster, store_path=store_path, resume=resume,
+                segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop)
         else:
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop)
     finally:
+        if store is not None:
+            store.close()
         if hook is not None:
             hook.close()
         if server is not None:
@@ -147,6 +177,54 @@ def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop)
         sink.note(f"interrupted: blocks from {auditor.interrupted_at} on were not audited")
         return 130
     return summary.exit_code()
+
+
+def _check_distributed(processes, cluster, store_path, resume, segment_blocks, last) -> bool:
+    """The options of audits that outgrow one machine (docs/watch.md); True when a follow mode
+    writes to --store (a --resume of a stored follow included)."""
+    if processes is not None and cluster is not None:
+        raise UsageError("--processes starts a local cluster, --cluster names one: give one")
+    if processes is not None and processes < 1:
+        raise UsageError("--processes must be at least 1")
+    if segment_blocks < 1:
+        raise UsageError("--segment-blocks must be at least 1")
+    if resume and store_path is None:
+        raise UsageError("--resume needs --store PATH (the audit to finish)")
+    if last is None and not resume and (processes is not None or cluster is not None):
+        raise UsageError("--processes and --cluster are for range audits (--from N --to M)")
+    if store_path is None or last is not None:
+        return False
+    if not resume:
+        return True
+    from recompute.watch.store import Store
+
+    store = Store.existing(store_path)
+    try:
+        return store.get("mode") == "follow"
+    finally:
+        store.close()
+
+
+def _follow_store(store_path, checks, config_path, confirmations, sink):
+    from recompute.cli.audit_cmd import open_follow_store
+    from recompute.watch.recording import RecordingSink
+
+    store, _, _ = open_follow_store(store_path, checks, config_path, confirmations)
+    recording = RecordingSink(sink.metrics, sink.out, sink.err, sink.hook, store=store)
+    return store, recording
+
+
+def _continue_after_final(follower: Follower, store, sources, sink) -> None:
+    """A restarted bot: the last final block of its store, pinned by the hash the store
+    recorded, is the tip; the follower goes on from its child by parent links."""
+    number, block_hash = store.get("last_final_block"), store.get("last_final_hash")
+    if not isinstance(number, int) or not isinstance(block_hash, str):
+        return
+    tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"))
+    follower.tip = tip
+    follower.chain[tip.number] = tip
+    sink.note(f"watch: continuing after block {number} {block_hash}, the last final block in "
+              f"{store.path} (pinned by the hash the store recorded)")
 
 
 def _on_signals(stop: threading.Event) -> None:

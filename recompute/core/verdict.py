@@ -36,6 +36,7 @@ REASONS = {
     "quorum-not-met": "fewer endpoints than the quorum answered",
     "rpc-inconsistent": "a value the node claims differs from what its own proof shows",
     "receipts-mismatch": "the receipts do not rebuild to the header's receiptsRoot",
+    "segment-failed": "a range audit's segment kept failing on its workers: never evaluated",
     "invalid-consensus-proof": (
         "a beacon light-client proof (sync-committee signature, participation or Merkle branch)"
         " does not verify"

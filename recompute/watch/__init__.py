@@ -7,6 +7,12 @@
 - :mod:`~recompute.watch.evaluate`  every check at one anchored block → :class:`Line` list
 - :mod:`~recompute.watch.follower`  follow the head: parentHash links, reorgs, outages, finality
 - :mod:`~recompute.watch.auditor`   ``--from N --to M``: a range of history, bounded concurrency
+- :mod:`~recompute.watch.segment`   one segment of a range, evaluated on its own (a Dask task)
+- :mod:`~recompute.watch.linking`   segments tied into one chain of parent links up to the pin
+- :mod:`~recompute.watch.coordinator`  a range in segments: run, store, tie, write in order
+- :mod:`~recompute.watch.cluster`   segments on Dask: ``--processes P`` or ``--cluster URL``
+- :mod:`~recompute.watch.store`     the SQLite evidence store (``--store``, ``--resume``)
+- :mod:`~recompute.watch.recording` follow mode writing its final lines to the store
 - :mod:`~recompute.watch.sink`      where lines go: stdout JSON, stderr summary, metrics, hooks
 - :mod:`~recompute.watch.metrics`   Prometheus text metrics on 127.0.0.1
 - :mod:`~recompute.watch.hooks`     ``--on-bad CMD`` on each turn to unhealthy

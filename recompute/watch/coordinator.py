@@ -1,0 +1,220 @@
+"""A range audit in segments (docs/watch.md §Audits that outgrow one machine): the coordinator.
+
+``first..M`` is cut into segments (:func:`~recompute.watch.linking.plan_segments`); each
+segment not already in the store is handed to an executor (this process, or Dask workers:
+:mod:`recompute.watch.cluster`) as a :class:`~recompute.watch.segment.SegmentTask`, highest
+first, its endpoint list rotated so that several ``--rpc`` share the load. Every result is
+committed to the store as it arrives (the coordinator is its only writer). When every segment
+is in, the segments are tied into one chain of parent links up to the pinned block M
+(:func:`~recompute.watch.linking.tie`) and the lines go to stdout in block order, exactly as the
+one-process auditor writes them; a segment that did not link, or kept failing, gives
+UNVERIFIABLE lines (``hash`` null, never final) for its blocks, counted in the summary.
+
+``emitted_through`` in the store is advanced after each segment's lines are flushed, so a
+resumed audit writes only the blocks a killed one had not written (a kill in the instant
+between the flush and the commit writes that segment again: at least once, never a gap).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from recompute import __version__
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.verdict import Verdict
+from recompute.watch.auditor import Summary, _bar
+from recompute.watch.evaluate import Line
+from recompute.watch.linking import Tie, plan_segments, tie
+from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
+from recompute.watch.sink import Sink
+from recompute.watch.store import Store
+
+# An executor runs tasks and yields (task, result) as they finish, in any order.
+Executor = Callable[[list[SegmentTask], threading.Event], Iterable[tuple[SegmentTask,
+                                                                         SegmentResult]]]
+
+
+def in_process(tasks: list[SegmentTask], stop: threading.Event
+               ) -> Iterator[tuple[SegmentTask, SegmentResult]]:
+    """The executor of ``--store`` without ``--processes``/``--cluster``: one after another."""
+    for task in tasks:
+        if stop.is_set():
+            return
+        yield task, evaluate_segment(task)
+
+
+@dataclass(frozen=True)
+class CheckMeta:
+    """What the store keeps of a check: enough for the summary and for UNVERIFIABLE lines."""
+
+    name: str
+    healthy: Verdict
+    since: int
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "healthy": self.healthy.value, "since": self.since}
+
+    @classmethod
+    def from_json(cls, value: object) -> CheckMeta:
+        if (not isinstance(value, dict) or not isinstance(value.get("name"), str)
+                or value.get("healthy") not in (Verdict.GOOD.value, Verdict.BAD.value)
+                or not isinstance(value.get("since"), int)):
+            raise ValueError("a stored check is malformed")
+        return cls(value["name"], Verdict(value["healthy"]), value["since"])
+
+
+def line_from_json(value: dict) -> Line:
+    return Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
+                value["reason"], value["final"], value["healthy"], value["derived"],
+                value["evidence_digest"], value.get("detail", ""))
+
+
+def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
+                results: dict[int, SegmentResult]) -> Iterator[tuple[int, list[Line]]]:
+    """Every block of the audit with its lines, in block order: a linked segment's own lines
+    (final when ``confirmations`` deep under the head recorded at the start), else
+    UNVERIFIABLE lines naming why the segment is not merged. Pure: the report uses it too."""
+    head, confirmations = params.get("head"), params["confirmations"]
+    for t in ties:
+        by_block: dict[int, list[Line]] = {}
+        if t.linked:
+            for value in results[t.lo].lines:
+                line = line_from_json(value)
+                if head is not None and head - line.block >= confirmations:
+                    line = line.as_final()
+                by_block.setdefault(line.block, []).append(line)
+        for number in range(t.lo, t.hi + 1):
+            if t.linked:
+                yield number, by_block.get(number, [])
+            else:
+                yield number, [Line(number, None, c.name, Verdict.UNVERIFIABLE, t.reason,
+                                    detail=t.detail) for c in checks if number >= c.since]
+
+
+def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult]
+              ) -> tuple[Summary, list[Tie]]:
+    plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
+    ties = tie(params["last"], params["pinned_hash"], plan, results)
+    summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
+    for _, lines in block_lines(params, checks, ties, results):
+        summary.add(lines)
+    return summary, ties
+
+
+class SegmentedAudit:
+    def __init__(self, store: Store, sink: Sink, executor: Executor, *, where: str,
+                 threads: int = 4, stop: threading.Event | None = None):
+        self.threads = threads
+        self.store = store
+        self.sink = sink
+        self.executor = executor
+        self.where = where
+        self.stop = stop or threading.Event()
+        self.interrupted = False
+
+    def run(self, top: AnchoredBlock, config_text: str, config_path: str,
+            rpcs: list[str]) -> tuple[Summary, list[Tie]]:
+        params = self.store.params()
+        checks = [CheckMeta.from_json(c) for c in params["checks"]]
+        first, last, size = params["first"], params["last"], params["segment_blocks"]
+        plan = plan_segments(first, last, size)
+        results = self.store.segments()
+        todo = [(lo, hi) for lo, hi in plan if lo not in results]
+        self.sink.note(f"audit: block {top.number} 0x{top.hash.hex()} anchored by "
+                       f"{top.anchor.method}: trusts {top.anchor.trusts}")
+        if top.anchor.method == "single-rpc":
+            self.sink.note("warning: single-rpc: the node itself said which block this is; pin "
+                           "it with --block-hash, --checkpoint or a --quorum of endpoints")
+        self.sink.note(f"audit: blocks {first}..{last} in {len(plan)} segment(s) of {size} "
+                       f"block(s), {len(plan) - len(todo)} already in {self.store.path}; "
+                       f"{len(checks)} check(s) on {self.where}; segments are tied to the "
+                       "pinned block by parentHash links")
+        tasks = [SegmentTask(lo, hi, config_text, config_path, _rotated(rpcs, index),
+                             threads=self.threads, version=__version__)
+                 for index, (lo, hi) in sorted(enumerate(plan), key=lambda x: -x[1][0])
+                 if (lo, hi) in todo]
+        started = shown = time.monotonic()
+        done = len(plan) - len(todo)
+        for _, result in self.executor(tasks, self.stop):
+            self.store.record_segment(result)
+            results[result.lo] = result
+            done += 1
+            if result.failure:
+                self.sink.note(f"\nsegment {result.lo}..{result.hi}: {result.failure[0]}: "
+                               f"{result.failure[1]}")
+            now = time.monotonic()
+            if now - shown >= 0.2 or done == len(plan):
+                shown = now
+                blocks = sum(r.hi - r.lo + 1 for r in results.values())
+                self.sink.progress(_bar(blocks, last - first + 1, now - started)
+                                   .replace(" blocks ", f" blocks, {done}/{len(plan)} "
+                                            "segments ", 1))
+            if self.stop.is_set():
+                break
+        self.sink.progress("\n")
+        if len(results) < len(plan):
+            self.interrupted = True
+            return Summary(checks), []  # type: ignore[arg-type]
+        self._relink(params, plan, results, config_text, config_path, rpcs)
+        return self._emit(params, checks, results)
+
+    def _relink(self, params, plan, results, config_text, config_path, rpcs) -> None:
+        """The highest segment that does not link, if another ``--rpc`` has not served it yet,
+        is evaluated again from the endpoints not tried (one lying or reorged node among
+        several then costs a segment's time, not the blocks below it); until it links, or no
+        endpoint is left."""
+        tried: dict[int, set[str]] = {}
+        while not self.stop.is_set():
+            ties = tie(params["last"], params["pinned_hash"], plan, results)
+            loose = [t for t in ties if not t.linked]
+            if not loose:
+                return
+            worst = max(loose, key=lambda t: t.lo)
+            served = tried.setdefault(worst.lo, set())
+            if results[worst.lo].endpoint:
+                served.add(results[worst.lo].endpoint)
+            left = tuple(url for url in rpcs if url not in served)
+            if worst.reason != "header-mismatch" or not left:
+                return
+            self.sink.note(f"segment {worst.lo}..{worst.hi} does not link ({worst.detail}); "
+                           f"evaluating it again from {left[0]}")
+            task = SegmentTask(worst.lo, worst.hi, config_text, config_path, left,
+                               threads=self.threads, version=__version__)
+            for _, result in self.executor([task], self.stop):
+                self.store.record_segment(result)
+                results[result.lo] = result
+                if result.endpoint is None:  # every endpoint left failed: nothing more to try
+                    served.update(left)
+
+    def _emit(self, params, checks, results) -> tuple[Summary, list[Tie]]:
+        plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
+        ties = tie(params["last"], params["pinned_hash"], plan, results)
+        emitted = self.store.get("emitted_through")
+        emitted = params["first"] - 1 if not isinstance(emitted, int) else emitted
+        summary = Summary(checks)  # type: ignore[arg-type]
+        for t in ties:
+            if not t.linked:
+                self.sink.note(f"segment {t.lo}..{t.hi} not merged ({t.reason}): {t.detail}")
+        segment_end = {t.hi for t in ties}
+        for number, lines in block_lines(params, checks, ties, results):
+            summary.add(lines)
+            if number > emitted:
+                if lines and lines[0].hash is None:
+                    self.sink.unverifiable(lines)
+                else:
+                    self.sink.evaluated(lines)
+                self.sink.metrics.inc("blocks_total")
+                self.sink.metrics.set("last_verified_block", number)
+                if number in segment_end:
+                    self.store.put({"emitted_through": number})
+        return summary, ties
+
+
+def _rotated(rpcs: list[str], index: int) -> tuple[str, ...]:
+    """The endpoint list starting at segment ``index``'s share: several --rpc split the load,
+    and each is the others' fallback."""
+    k = index % len(rpcs)
+    return tuple(rpcs[k:] + rpcs[:k])

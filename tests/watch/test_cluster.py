@@ -1,0 +1,104 @@
+"""``--cluster``: a real Dask scheduler and two workers on 127.0.0.1 (the virtualenv's ``dask
+scheduler`` / ``dask worker``), against the devnet history; a worker SIGKILLed while it executes
+a segment. The scheduler allows one failure per task (``allowed-failures`` 1): one kill has the
+segment re-run on another worker and the audit's lines equal the one-process run's byte for
+byte; a segment whose worker is killed twice ends as UNVERIFIABLE lines (``segment-failed``),
+and the blocks below it, no longer tied to the pin, are UNVERIFIABLE too; nothing is missing.
+
+Independent expectation: the one-process auditor's stdout of the same range.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests import REPO_ROOT
+from tests.watch.daskproc import DaskCluster
+from tests.watch.watchproc import EXAMPLE
+
+FIRST, LAST, SEGMENT = 110, 157, 6
+PREFIX = "recompute-segment-"
+EVERY_BLOCK = "8312/reserved-confirmed/key-1"  # the one check active at every block
+
+
+def audit(node, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "recompute", "watch", "--rpc", node.url, "--config",
+         str(EXAMPLE), "--from", str(FIRST), "--to", str(LAST), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+
+
+@pytest.fixture(scope="module")
+def baseline(devnet):
+    node, _ = devnet
+    process = audit(node)
+    out, err = process.communicate(timeout=180)
+    assert process.returncode == 1, err
+    return node, out
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    cluster = DaskCluster(2, tmp_path_factory.mktemp("dask"), allowed_failures=1)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def test_a_worker_killed_mid_segment_has_it_rerun_and_the_lines_are_unchanged(
+        baseline, cluster):
+    node, expected = baseline
+    process = audit(node, "--cluster", cluster.address, "--segment-blocks", str(SEGMENT))
+    try:
+        address, key = cluster.wait_executing(PREFIX)
+        cluster.kill_worker(address)
+        out, err = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 1, err
+    assert "not merged" not in err
+    assert out == expected
+    cluster.client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed one
+
+
+def test_a_segment_that_keeps_failing_ends_as_unverifiable_lines_never_a_gap(
+        baseline, cluster):
+    node, expected = baseline
+    cluster.client.wait_for_workers(2, timeout=60)
+    process = audit(node, "--cluster", cluster.address, "--segment-blocks", str(SEGMENT))
+    try:
+        address, key = cluster.wait_executing(PREFIX)
+        cluster.kill_worker(address)
+        again, key_again = cluster.wait_executing(key, other_than=address)
+        cluster.kill_worker(again)
+        out, err = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    failed_lo = int(key.rsplit("-", 1)[1])
+    failed_hi = min(failed_lo + SEGMENT - 1, LAST)
+    lines = [json.loads(t) for t in out.splitlines()]
+    want = [json.loads(t) for t in expected.splitlines()]
+    # every (block, check) of the one-process run, exactly once, in block order
+    assert [(x["block"], x["check"]) for x in lines] == [(x["block"], x["check"]) for x in want]
+    for line, one in zip(lines, want, strict=True):
+        if line["block"] > failed_hi:
+            assert line == one  # above the failed segment: linked, unchanged
+        elif line["block"] >= failed_lo:
+            assert (line["verdict"], line["reason"], line["hash"]) == (
+                "UNVERIFIABLE", "segment-failed", None)
+        else:
+            assert (line["verdict"], line["reason"], line["hash"]) == (
+                "UNVERIFIABLE", "header-mismatch", None)
+            assert "no chain of parent links" in line["detail"]
+    # 1 if a linked block above the failed segment is unhealthy (the lying meter), else 2
+    assert process.returncode == (1 if any(x["healthy"] is False for x in lines) else 2)
+    row = next(t for t in err.splitlines() if t.startswith(EVERY_BLOCK + " "))
+    assert int(row.split()[4]) == failed_hi - FIRST + 1  # the summary counts them
+    assert f"segment {failed_lo}..{failed_hi} not merged (segment-failed)" in err
