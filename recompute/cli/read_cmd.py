@@ -7,7 +7,7 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.options import chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_address
@@ -24,7 +24,7 @@ from recompute.layout.reader import ReadPlan
               help="Bundled layout name (layouts/L.json) or a descriptor file path.")
 @click.option("--address", required=True, metavar="A", help="The contract to read.")
 @click.argument("paths", nargs=-1, required=True)
-def read_command(rpcs, block, block_hash, quorum, checkpoint, as_json, layout_name, address,
+def read_command(chain, as_json, layout_name, address,
                  paths):
     """Prove and decode storage variables by path, e.g. 'checkpoints[0xab..][2]'."""
     contract = parse_address(address)
@@ -33,7 +33,7 @@ def read_command(rpcs, block, block_hash, quorum, checkpoint, as_json, layout_na
     evidence: dict = {}
     stats = ProofStats()
     try:
-        anchored = anchored_block(rpcs, block, block_hash, quorum, checkpoint)
+        anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         account = None
         while slots := plan.next_round():

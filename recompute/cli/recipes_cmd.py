@@ -7,7 +7,7 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.options import chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
@@ -19,16 +19,6 @@ from recompute.recipes.runner import step
 RECIPES_OPTION = click.option(
     "--recipes", "recipe_paths", multiple=True, metavar="PATH",
     help="A module or folder of your own recipes (also $RECOMPUTE_RECIPES).")
-
-
-def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
-    out = {}
-    for text in values:
-        key, sep, value = text.partition("=")
-        if not sep or not key:
-            raise UsageError(f"{option} {text!r} is not KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
 
 
 @cli.command("recipes")
@@ -56,8 +46,8 @@ def recipes_command(recipe_paths):
 @click.option("--compare-views", is_flag=True,
               help="Also call the registry's view functions and report disagreements.")
 @RECIPES_OPTION
-def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, checkpoint, as_json,
-                 address, layout_name, params, expects, compare_views, recipe_paths):
+def step_command(recipe_name, positional, chain, as_json, address, layout_name, params, expects,
+                 compare_views, recipe_paths):
     """Run one recipe at one anchored block: prove, decode, re-derive, judge.
 
     The short form RECIPE RPC ADDRESS ARGS... (the ERC-8312 thread's command line) is the same
@@ -65,19 +55,18 @@ def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, check
     at --block latest unless a block is given.
     """
     recipe = get_recipe(recipe_name, list(recipe_paths))
-    given = _pairs(params, "--param")
+    given = unique_pairs(params, "--param")
     if positional:
-        rpcs, address, block = _positional(recipe, positional, rpcs, address, block, block_hash,
-                                           given)
+        chain, address = _positional(recipe, positional, chain, address, given)
     if address is None:
         raise UsageError("give --address A (or the short form RECIPE RPC ADDRESS ...)")
     contract = parse_address(address)
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
-    expect = _pairs(expects, "--expect")
+    expect = unique_pairs(expects, "--expect")
     evidence: dict = {"recipe": recipe.name}
     try:
-        anchored = anchored_block(rpcs, block, block_hash, quorum, checkpoint)
+        anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         outcome = step(recipe, parsed, anchored, contract, layout, expect, compare_views)
     except Unverifiable as exc:
@@ -97,10 +86,10 @@ def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, check
     sys.exit(emit(outcome, as_json, lines))
 
 
-def _positional(recipe, args, rpcs, address, block, block_hash, given):
+def _positional(recipe, args, chain, address, given):
     args = list(args)
-    if not rpcs and args and args[0].startswith(("http://", "https://")):
-        rpcs = (args.pop(0),)
+    if not chain.rpcs and args and args[0].startswith(("http://", "https://")):
+        chain = chain.with_(rpcs=(args.pop(0),))
     if address is None and args and args[0].startswith("0x") and len(args[0]) == 42:
         address = args.pop(0)
     if len(args) > len(recipe.positional):
@@ -111,9 +100,9 @@ def _positional(recipe, args, rpcs, address, block, block_hash, given):
         if name in given:
             raise UsageError(f"{name} is given both as an argument and as --param {name}=")
         given[name] = value
-    if block is None and block_hash is None:
-        block = "latest"
-    return rpcs, address, block
+    if chain.block is None and chain.block_hash is None:
+        chain = chain.with_(block="latest")
+    return chain, address
 
 
 def step_main() -> None:
