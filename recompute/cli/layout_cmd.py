@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
+from recompute.cli.complete import complete_layout
 from recompute.core.errors import UsageError
 from recompute.layout import import_layout, load_layout, resolve
 from recompute.layout.resolve import hex32, show
@@ -50,7 +51,7 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
 
 
 @layout_group.command("show")
-@click.argument("layout_name", metavar="LAYOUT")
+@click.argument("layout_name", metavar="LAYOUT", shell_complete=complete_layout)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def show_cmd(layout_name: str, as_json: bool) -> None:
     """Every state variable with its slot, byte offset, size and type."""
@@ -73,7 +74,7 @@ def show_cmd(layout_name: str, as_json: bool) -> None:
 
 
 @layout_group.command("slot")
-@click.argument("layout_name", metavar="LAYOUT")
+@click.argument("layout_name", metavar="LAYOUT", shell_complete=complete_layout)
 @click.argument("path", metavar="PATH")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def slot_cmd(layout_name: str, path: str, as_json: bool) -> None:

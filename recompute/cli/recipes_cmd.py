@@ -7,6 +7,7 @@ import sys
 import click
 
 from recompute.cli import cli
+from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.options import chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
@@ -34,11 +35,11 @@ def recipes_command(recipe_paths):
 
 
 @cli.command("step")
-@click.argument("recipe_name", metavar="RECIPE")
+@click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
 @click.argument("positional", nargs=-1, metavar="[RPC ADDRESS ARGS...]")
 @chain_options
 @click.option("--address", metavar="A", help="The registry's address.")
-@click.option("--layout", "layout_name", metavar="L",
+@click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout,
               help="Layout name or file (default: the recipe's reference layout).")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="A recipe parameter.")
 @click.option("--expect", "expects", multiple=True, metavar="K=V",

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
+from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.options import single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.errors import UsageError
@@ -31,10 +32,10 @@ def vectors_group():
 
 
 @vectors_group.command("capture")
-@click.argument("recipe_name", metavar="RECIPE")
+@click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
 @single_rpc_options
 @click.option("--address", required=True, metavar="A")
-@click.option("--layout", "layout_name", metavar="L")
+@click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout)
 @click.option("--param", "params", multiple=True, metavar="K=V")
 @click.option("--expect", "expects", multiple=True, metavar="K=V")
 @click.option("--name", metavar="NAME", help="The vector's name (default: the output's stem).")
