@@ -52,25 +52,69 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
 
 @layout_group.command("show")
 @click.argument("layout_name", metavar="LAYOUT", shell_complete=complete_layout)
+@click.option("--depth", type=click.IntRange(0, 16), default=0, show_default=True,
+              help="Expand struct members this many levels deep (their slots are absolute).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def show_cmd(layout_name: str, as_json: bool) -> None:
+def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
     """Every state variable with its slot, byte offset, size and type."""
     layout = load_layout(layout_name)
     rows = []
     for v in layout.variables:
         t = layout.type(v.type_id)
-        rows.append({"name": v.label, "slot": str(v.slot), "offset": v.offset, "size": t.size,
-                     "type": t.label, "typeId": t.id})
+        row = {"name": v.label, "slot": str(v.slot), "offset": v.offset, "size": t.size,
+               "type": t.label, "typeId": t.id}
+        if depth:
+            row["members"] = _members(layout, t, v.slot, depth)
+        rows.append(row)
     if as_json:
         click.echo(json.dumps({"contract": layout.contract, "compiler": layout.compiler,
                                "variables": rows}, indent=2))
         return
     click.echo(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
-    width = max([4] + [len(show(v.slot)) for v in layout.variables])
-    click.echo(f"{'slot':>{width}}  offset  size  {'name':<20}  type")
-    for r, v in zip(rows, layout.variables, strict=True):
-        click.echo(f"{show(v.slot):>{width}}  {r['offset']:>6}  {r['size']:>4}  "
-                   f"{r['name']:<20}  {r['type']}")
+    flat = []
+
+    def add(row: dict, level: int) -> None:
+        slot = row["slot"] if row["slot"].startswith("+") else show(int(row["slot"]))
+        name = row["name"] if not level or row["name"].startswith("[") else "." + row["name"]
+        flat.append((slot, str(row["offset"]), str(row["size"]), "  " * level + name,
+                     row["type"]))
+        for member in row.get("members", []):
+            add(member, level + 1)
+
+    for row in rows:
+        add(row, 0)
+    width = max([4] + [len(r[0]) for r in flat])
+    name_width = max([20] + [len(r[3]) for r in flat])
+    click.echo(f"{'slot':>{width}}  offset  size  {'name':<{name_width}}  type")
+    for slot, offset, size, name, type_label in flat:
+        click.echo(f"{slot:>{width}}  {offset:>6}  {size:>4}  {name:<{name_width}}  {type_label}")
+
+
+def _members(layout, t, base_slot: int | None, depth: int, prefix: str = "") -> list[dict]:
+    """A struct's members (recursively to ``depth``), each at its absolute slot; through a
+    mapping's value (``[key]``) or an array's element (``[i]``) the slots are relative to the
+    entry's own slot (``+N``), which depends on the key or index (``layout slot`` derives it)."""
+    if depth < 1:
+        return []
+    if t.kind == "mapping":
+        return _members(layout, layout.type(t.value), None, depth, prefix + "[key]")
+    if t.kind in ("static_array", "dynamic_array"):
+        return _members(layout, layout.type(t.base), None, depth, prefix + "[i]")
+    if t.kind != "struct":
+        return []
+    out = []
+    for m in t.members:
+        mt = layout.type(m.type_id)
+        slot = str((base_slot + m.slot) % (1 << 256)) if base_slot is not None else f"+{m.slot}"
+        row = {"name": prefix + "." + m.label if prefix else m.label, "slot": slot,
+               "offset": m.offset, "size": mt.size, "type": mt.label, "typeId": mt.id}
+        if depth > 1:
+            inner = _members(layout, mt, (base_slot + m.slot) % (1 << 256)
+                             if base_slot is not None else None, depth - 1)
+            if inner:
+                row["members"] = inner
+        out.append(row)
+    return out
 
 
 @layout_group.command("slot")
