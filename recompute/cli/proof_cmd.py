@@ -7,6 +7,7 @@ import sys
 import click
 
 from recompute.cli import cli
+from recompute.cli.format import checksum
 from recompute.cli.options import chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
@@ -66,7 +67,7 @@ def proof_command(chain, as_json, address, slots, expects):
     lines = anchor_lines(anchored)
     state = "exists" if account.exists else "proven absent (no account)"
     lines.append(
-        f"account 0x{account.address.hex()}: {state}, nonce {account.nonce}, "
+        f"account {checksum(account.address)}: {state}, nonce {account.nonce}, "
         f"balance {account.balance}, storage root 0x{account.storage_root.hex()}, "
         f"code hash 0x{account.code_hash.hex()}"
     )

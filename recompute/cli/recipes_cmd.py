@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout, complete_recipe
+from recompute.cli.format import checksum, plain, table
 from recompute.cli.options import chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
@@ -23,15 +25,49 @@ RECIPES_OPTION = click.option(
 
 
 @cli.command("recipes")
+@click.argument("name_filter", metavar="[FILTER]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @RECIPES_OPTION
-def recipes_command(recipe_paths):
-    """List every recipe with its parameters."""
-    for name, recipe in load_recipes(list(recipe_paths)).items():
+def recipes_command(name_filter, as_json, recipe_paths):
+    """List every recipe (or those whose name contains FILTER) with its parameters and its
+    short positional form."""
+    recipes = {name: recipe for name, recipe in load_recipes(list(recipe_paths)).items()
+               if not name_filter or name_filter.lower() in name.lower()}
+    if name_filter and not recipes:
+        raise UsageError(f"no recipe name contains {name_filter!r}; `recompute recipes` lists "
+                         "them all")
+    if as_json:
+        click.echo(json.dumps({"recipes": [_recipe_json(r) for r in recipes.values()]},
+                              indent=2, ensure_ascii=False))
+        return
+    for name, recipe in recipes.items():
         click.echo(f"{name}  {recipe.help}")
         click.echo(f"    default layout: {recipe.layout}    ({recipe.section})")
         for param in recipe.params:
             optional = "" if param.required and param.default is None else " (optional)"
             click.echo(f"    --param {param.name}=<{param.kind}>{optional}  {param.help}")
+        click.echo(f"    short form: {_short_form(recipe)}")
+
+
+def _short_form(recipe) -> str:
+    """``recompute step NAME RPC ADDRESS SUBJECT …`` (the thread's command line), then the
+    required parameters that have no position as ``--param``."""
+    rest = [f"--param {p.name}=<{p.kind}>" for p in recipe.params
+            if p.required and p.default is None and p.name not in recipe.positional]
+    return " ".join(["recompute step", recipe.name, "RPC", "ADDRESS",
+                     *(n.upper() for n in recipe.positional), *rest])
+
+
+def _recipe_json(recipe) -> dict:
+    return {
+        "name": recipe.name, "help": recipe.help, "section": recipe.section,
+        "layout": recipe.layout, "positional": list(recipe.positional),
+        "short_form": _short_form(recipe),
+        "params": [{"name": p.name, "kind": p.kind, "help": p.help,
+                    "required": p.required and p.default is None,
+                    "default": None if p.default is None else str(p.default)}
+                   for p in recipe.params],
+    }
 
 
 @cli.command("step")
@@ -73,17 +109,24 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     except Unverifiable as exc:
         sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
     lines = anchor_lines(anchored)
-    lines.append(f"{recipe.name} on 0x{contract.hex()} (layout {layout.name}): "
+    lines.append(f"{recipe.name} on {checksum(contract)} (layout {layout.name}): "
                  f"{len(outcome.evidence['reads'])} slot(s) in "
                  f"{outcome.evidence['proof_requests']} eth_getProof call(s), "
                  f"{outcome.evidence['receipts_proven']} block(s) of receipts")
-    for key, value in outcome.evidence["derived"].items():
-        lines.append(f"    {key} = {value}")
+    derived = outcome.evidence["derived"]
+    lines += table([(key, "=", plain(value)) for key, value in derived.items()], indent="    ")
+    if compare_views:
+        views = outcome.evidence.get("views", [])
+        compared = [v for v in views if "skipped" not in v]
+        disagreeing = sum(1 for v in compared if not v["agrees"])
+        skipped = len(views) - len(compared)
+        lines.append(f"views: {len(compared)} compared, {disagreeing} disagreed"
+                     + (f", {skipped} skipped" if skipped else ""))
     for finding in outcome.evidence["findings"]:
         if finding.get("finding") == "view-disagrees":
             lines.append(f"finding view-disagrees: {finding['view']} says "
-                         f"{finding.get('value')} = {finding.get('view_says')}, "
-                         f"storage says {finding.get('storage_says')}")
+                         f"{finding.get('value')} = {plain(finding.get('view_says'))}, "
+                         f"storage says {plain(finding.get('storage_says'))}")
     sys.exit(emit(outcome, as_json, lines))
 
 
