@@ -120,7 +120,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
         compared = [v for v in views if "skipped" not in v]
         disagreeing = sum(1 for v in compared if not v["agrees"])
         skipped = len(views) - len(compared)
-        lines.append(f"views: {len(compared)} compared, {disagreeing} disagreed"
+        lines.append(f"views: {len(compared)} value(s) compared, {disagreeing} disagreed"
                      + (f", {skipped} skipped" if skipped else ""))
     for finding in outcome.evidence["findings"]:
         if finding.get("finding") == "view-disagrees":
