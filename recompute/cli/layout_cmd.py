@@ -19,7 +19,7 @@ import click
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
 from recompute.core.errors import UsageError
-from recompute.layout import import_layout, load_layout, resolve
+from recompute.layout import import_layout, load_layout, resolve, verified_source
 from recompute.layout.resolve import hex32, show
 
 
@@ -37,8 +37,14 @@ def layout_group() -> None:
 @click.option("-o", "--out", "out", required=True, metavar="OUT.json",
               help="Where to write the descriptor ('-' for stdout).")
 def import_cmd(input_path: str, contract: str | None, compiler: str | None, out: str) -> None:
-    """Turn solc's storageLayout output into a recompute layout descriptor."""
-    layout = import_layout(Path(input_path), contract=contract, compiler=compiler)
+    """Turn solc's storageLayout output into a recompute layout descriptor, or compile verified
+    source into one: a Sourcify folder (metadata.json + sources/) or a saved Etherscan
+    getsourcecode answer, with exactly the compiler and settings they name."""
+    kind = verified_source.detect(Path(input_path))
+    if kind is not None:
+        layout = _import_verified(Path(input_path), kind, contract, compiler)
+    else:
+        layout = import_layout(Path(input_path), contract=contract, compiler=compiler)
     text = layout.dumps()
     if out == "-":
         sys.stdout.write(text)
@@ -48,6 +54,27 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
     except OSError as exc:
         raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None
     click.echo(f"wrote {out}: {layout.contract}, {len(layout.variables)} state variables", err=True)
+
+
+def _import_verified(path: Path, kind: str, contract: str | None, compiler: str | None):
+    if kind == "sourcify":
+        source = verified_source.load_sourcify(path)
+        if contract is not None and contract not in (":".join(source.target),
+                                                     source.target[1]):
+            raise UsageError(f"{path}: the verified contract is {':'.join(source.target)}, not "
+                             f"{contract}")
+    else:
+        source = verified_source.load_etherscan(path, contract)
+    if compiler is not None and compiler.removeprefix("v") not in (source.version,
+                                                                   source.compiler):
+        raise UsageError(f"{path}: the source names compiler {source.compiler}, not {compiler}")
+    storage_layout, ran = verified_source.compile_storage_layout(source)
+    target = ":".join(source.target)
+    provenance = {"kind": kind, "compiler": ran, "settings_sha256": source.settings_sha256(),
+                  "target": target}
+    return import_layout({"storage": storage_layout.get("storage"),
+                          "types": storage_layout.get("types") or {}},
+                         contract=target, compiler=ran, origin=str(path), provenance=provenance)
 
 
 @layout_group.command("show")

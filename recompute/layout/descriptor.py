@@ -31,7 +31,11 @@ from recompute.layout.types import (
 )
 
 FORMAT = "recompute-layout/1"
-HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
+HEADER_KEYS = ("format", "contract", "compiler", "storage", "types", "provenance")
+# provenance (optional): where an imported layout came from, e.g. {"kind": "sourcify",
+# "compiler": "0.8.26+commit.8a97fa7a", "settings_sha256": "…"} (layout import of verified
+# source, recompute/layout/verified_source.py)
+PROVENANCE_KEYS = ("kind", "compiler", "settings_sha256", "target")
 
 
 @dataclass
@@ -121,6 +125,13 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
     compiler = document.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise UsageError(f"{origin}: compiler must be a string or null")
+    provenance = document.get("provenance")
+    if provenance is not None and (
+        not isinstance(provenance, dict) or set(provenance) - set(PROVENANCE_KEYS)
+        or not all(isinstance(v, str) and len(v) <= 1024 for v in provenance.values())
+    ):
+        raise UsageError(f"{origin}: provenance must be an object of strings with keys among "
+                         f"{', '.join(PROVENANCE_KEYS)}")
     storage_raw = document.get("storage")
     types_raw = document.get("types")
     if not isinstance(storage_raw, list):
@@ -179,13 +190,16 @@ def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
         if parsed[tid].kind == "struct":
             entry["members"] = [place(m) for m in raw["members"]]
         types[tid] = entry
-    return {
+    out = {
         "format": FORMAT,
         "contract": document.get("contract"),
         "compiler": document.get("compiler"),
         "storage": [place(v) for v in document["storage"]],
         "types": types,
     }
+    if document.get("provenance") is not None:
+        out["provenance"] = dict(document["provenance"])
+    return out
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -283,7 +297,7 @@ def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[s
 
 
 def import_layout(input_json, contract: str | None = None, compiler: str | None = None,
-                  origin: str | None = None) -> Layout:
+                  origin: str | None = None, provenance: dict | None = None) -> Layout:
     """Build a descriptor from solc output.
 
     ``input_json`` is the parsed JSON (or a path to it) of one of: a bare storageLayout
@@ -361,4 +375,6 @@ def import_layout(input_json, contract: str | None = None, compiler: str | None 
         "storage": storage,
         "types": types,
     }
+    if provenance is not None:
+        document["provenance"] = provenance
     return parse_descriptor(document, origin)
