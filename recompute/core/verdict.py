@@ -36,4 +36,8 @@ REASONS = {
     "quorum-not-met": "fewer endpoints than the quorum answered",
     "rpc-inconsistent": "a value the node claims differs from what its own proof shows",
     "receipts-mismatch": "the receipts do not rebuild to the header's receiptsRoot",
+    "invalid-consensus-proof": (
+        "a beacon light-client proof (sync-committee signature, participation or Merkle branch)"
+        " does not verify"
+    ),
 }
