@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from recompute.core.errors import UsageError
 
@@ -109,8 +110,8 @@ def find_solc(version: str, *, install: bool | None = None) -> Path:
     return cached
 
 
-def compile_standard_json(package: Path, standard_input: dict, version: str,
-                          commit: str | None, what: str) -> dict:
+def compile_standard_json(package: Path, standard_input: dict[str, Any], version: str,
+                          commit: str | None, what: str) -> dict[str, Any]:
     """Run solc-js at ``package`` on ``standard_input``; its standard-JSON output. A compiler
     error (severity ``error``) is one UsageError line naming the first."""
     node = shutil.which("node")

@@ -24,6 +24,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
@@ -44,7 +45,7 @@ class VerifiedSource:
     version: str  # 0.8.26
     commit: str | None  # 8a97fa7a
     sources: dict[str, str]
-    settings: dict
+    settings: dict[str, Any]
     target: tuple[str, str] | None  # (source path, contract name)
     origin: str
 
@@ -56,7 +57,7 @@ class VerifiedSource:
         return hashlib.sha256(json.dumps(self.settings, sort_keys=True,
                                          separators=(",", ":")).encode()).hexdigest()
 
-    def standard_input(self) -> dict:
+    def standard_input(self) -> dict[str, Any]:
         settings = dict(self.settings)
         settings["outputSelection"] = {"*": {"*": ["storageLayout"]}}
         return {"language": "Solidity",
@@ -80,7 +81,7 @@ def _read_text(path: Path, origin: str) -> str:
         raise UsageError(f"{origin}: cannot read {path} ({exc.strerror or exc})") from None
 
 
-def _depth(value, limit: int = MAX_DEPTH) -> int:
+def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
     stack, deepest = [(value, 1)], 0
     while stack:
         item, depth = stack.pop()
@@ -94,7 +95,7 @@ def _depth(value, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def _json(text: str, what: str):
+def _json(text: str, what: str) -> Any:
     try:
         value = json.loads(text)
     except RecursionError:
@@ -129,11 +130,11 @@ def _check_sources(sources: dict[str, str], origin: str) -> dict[str, str]:
     return sources
 
 
-def _settings(raw: dict, origin: str) -> dict:
+def _settings(raw: Any, origin: str) -> dict[str, Any]:
     """The layout-relevant settings, each checked for its shape."""
     if not isinstance(raw, dict):
         raise UsageError(f"{origin}: settings is not a JSON object")
-    out = {}
+    out: dict[str, Any] = {}
     optimizer = raw.get("optimizer")
     if optimizer is not None:
         if not isinstance(optimizer, dict):
@@ -258,14 +259,15 @@ def _contents(files: object, origin: str) -> dict[str, str]:
     return out
 
 
-def _etherscan_settings(entry: dict, sources: dict[str, str], origin: str) -> dict:
+def _etherscan_settings(entry: dict[str, Any], sources: dict[str, str],
+                        origin: str) -> dict[str, Any]:
     optimized = str(entry.get("OptimizationUsed", "0")).strip()
     if optimized not in ("0", "1"):
         raise UsageError(f"{origin}: OptimizationUsed {optimized[:10]!r} is not 0 or 1")
     runs_text = str(entry.get("Runs", "200")).strip()
     if not runs_text.isascii() or not runs_text.isdigit() or len(runs_text) > 10:
         raise UsageError(f"{origin}: Runs {runs_text[:12]!r} is not a number")
-    settings: dict = {"optimizer": {"enabled": optimized == "1", "runs": int(runs_text)}}
+    settings: dict[str, Any] = {"optimizer": {"enabled": optimized == "1", "runs": int(runs_text)}}
     evm = str(entry.get("EVMVersion", "") or "").strip()
     if evm and evm.lower() != "default":
         settings["evmVersion"] = evm.lower()
@@ -317,11 +319,13 @@ def detect(path: Path) -> str | None:
     return None
 
 
-def compile_storage_layout(source: VerifiedSource) -> tuple[dict, str]:
+def compile_storage_layout(source: VerifiedSource) -> tuple[dict[str, Any], str]:
     """solc's storageLayout of the target contract, and the exact compiler that made it."""
     package = find_solc(source.version)
     output = compile_standard_json(package, source.standard_input(), source.version,
                                    source.commit, source.origin)
+    if source.target is None:
+        raise UsageError(f"{source.origin}: no contract to compile was named")
     path, name = source.target
     layout = ((output.get("contracts") or {}).get(path) or {}).get(name, {}).get("storageLayout")
     if not isinstance(layout, dict):
