@@ -17,8 +17,9 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
+from recompute.cli.complete import complete_layout
 from recompute.core.errors import UsageError
-from recompute.layout import import_layout, load_layout, resolve
+from recompute.layout import import_layout, load_layout, resolve, verified_source
 from recompute.layout.resolve import hex32, show
 from recompute.layout.types import BytesType, DynamicArrayType
 
@@ -37,8 +38,14 @@ def layout_group() -> None:
 @click.option("-o", "--out", "out", required=True, metavar="OUT.json",
               help="Where to write the descriptor ('-' for stdout).")
 def import_cmd(input_path: str, contract: str | None, compiler: str | None, out: str) -> None:
-    """Turn solc's storageLayout output into a recompute layout descriptor."""
-    layout = import_layout(Path(input_path), contract=contract, compiler=compiler)
+    """Turn solc's storageLayout output into a recompute layout descriptor, or compile verified
+    source into one: a Sourcify folder (metadata.json + sources/) or a saved Etherscan
+    getsourcecode answer, with exactly the compiler and settings they name."""
+    kind = verified_source.detect(Path(input_path))
+    if kind is not None:
+        layout = _import_verified(Path(input_path), kind, contract, compiler)
+    else:
+        layout = import_layout(Path(input_path), contract=contract, compiler=compiler)
     text = layout.dumps()
     if out == "-":
         sys.stdout.write(text)
@@ -50,31 +57,96 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
     click.echo(f"wrote {out}: {layout.contract}, {len(layout.variables)} state variables", err=True)
 
 
+def _import_verified(path: Path, kind: str, contract: str | None, compiler: str | None):
+    if kind == "sourcify":
+        source = verified_source.load_sourcify(path)
+        if contract is not None and contract not in (":".join(source.target),
+                                                     source.target[1]):
+            raise UsageError(f"{path}: the verified contract is {':'.join(source.target)}, not "
+                             f"{contract}")
+    else:
+        source = verified_source.load_etherscan(path, contract)
+    if compiler is not None and compiler.removeprefix("v") not in (source.version,
+                                                                   source.compiler):
+        raise UsageError(f"{path}: the source names compiler {source.compiler}, not {compiler}")
+    storage_layout, ran = verified_source.compile_storage_layout(source)
+    target = ":".join(source.target)
+    provenance = {"kind": kind, "compiler": ran, "settings_sha256": source.settings_sha256(),
+                  "target": target}
+    return import_layout({"storage": storage_layout.get("storage"),
+                          "types": storage_layout.get("types") or {}},
+                         contract=target, compiler=ran, origin=str(path), provenance=provenance)
+
+
 @layout_group.command("show")
-@click.argument("layout_name", metavar="LAYOUT")
+@click.argument("layout_name", metavar="LAYOUT", shell_complete=complete_layout)
+@click.option("--depth", type=click.IntRange(0, 16), default=0, show_default=True,
+              help="Expand struct members this many levels deep (their slots are absolute).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def show_cmd(layout_name: str, as_json: bool) -> None:
+def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
     """Every state variable with its slot, byte offset, size and type."""
     layout = load_layout(layout_name)
     rows = []
     for v in layout.variables:
         t = layout.type(v.type_id)
-        rows.append({"name": v.label, "slot": str(v.slot), "offset": v.offset, "size": t.size,
-                     "type": t.label, "typeId": t.id})
+        row = {"name": v.label, "slot": str(v.slot), "offset": v.offset, "size": t.size,
+               "type": t.label, "typeId": t.id}
+        if depth:
+            row["members"] = _members(layout, t, v.slot, depth)
+        rows.append(row)
     if as_json:
         click.echo(json.dumps({"contract": layout.contract, "compiler": layout.compiler,
                                "variables": rows}, indent=2))
         return
     click.echo(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
-    width = max([4] + [len(show(v.slot)) for v in layout.variables])
-    click.echo(f"{'slot':>{width}}  offset  size  {'name':<20}  type")
-    for r, v in zip(rows, layout.variables, strict=True):
-        click.echo(f"{show(v.slot):>{width}}  {r['offset']:>6}  {r['size']:>4}  "
-                   f"{r['name']:<20}  {r['type']}")
+    flat = []
+
+    def add(row: dict, level: int) -> None:
+        slot = row["slot"] if row["slot"].startswith("+") else show(int(row["slot"]))
+        name = row["name"] if not level or row["name"].startswith("[") else "." + row["name"]
+        flat.append((slot, str(row["offset"]), str(row["size"]), "  " * level + name,
+                     row["type"]))
+        for member in row.get("members", []):
+            add(member, level + 1)
+
+    for row in rows:
+        add(row, 0)
+    width = max([4] + [len(r[0]) for r in flat])
+    name_width = max([20] + [len(r[3]) for r in flat])
+    click.echo(f"{'slot':>{width}}  offset  size  {'name':<{name_width}}  type")
+    for slot, offset, size, name, type_label in flat:
+        click.echo(f"{slot:>{width}}  {offset:>6}  {size:>4}  {name:<{name_width}}  {type_label}")
+
+
+def _members(layout, t, base_slot: int | None, depth: int, prefix: str = "") -> list[dict]:
+    """A struct's members (recursively to ``depth``), each at its absolute slot; through a
+    mapping's value (``[key]``) or an array's element (``[i]``) the slots are relative to the
+    entry's own slot (``+N``), which depends on the key or index (``layout slot`` derives it)."""
+    if depth < 1:
+        return []
+    if t.kind == "mapping":
+        return _members(layout, layout.type(t.value), None, depth, prefix + "[key]")
+    if t.kind in ("static_array", "dynamic_array"):
+        return _members(layout, layout.type(t.base), None, depth, prefix + "[i]")
+    if t.kind != "struct":
+        return []
+    out = []
+    for m in t.members:
+        mt = layout.type(m.type_id)
+        slot = str((base_slot + m.slot) % (1 << 256)) if base_slot is not None else f"+{m.slot}"
+        row = {"name": prefix + "." + m.label if prefix else m.label, "slot": slot,
+               "offset": m.offset, "size": mt.size, "type": mt.label, "typeId": mt.id}
+        if depth > 1:
+            inner = _members(layout, mt, (base_slot + m.slot) % (1 << 256)
+                             if base_slot is not None else None, depth - 1)
+            if inner:
+                row["members"] = inner
+        out.append(row)
+    return out
 
 
 @layout_group.command("slot")
-@click.argument("layout_name", metavar="LAYOUT")
+@click.argument("layout_name", metavar="LAYOUT", shell_complete=complete_layout)
 @click.argument("path", metavar="PATH")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def slot_cmd(layout_name: str, path: str, as_json: bool) -> None:

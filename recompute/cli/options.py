@@ -1,48 +1,168 @@
-"""Options every chain-reading command shares, and parsers for user-given values.
+"""Options every chain-reading command shares, spelled once, and parsers for user-given values.
 
-A malformed value is a UsageError naming the option: one line, exit 64.
+The spelling follows Foundry's ``cast`` (README §Connection and block options): ``-r/--rpc-url``
+(alias ``--rpc``), ``$ETH_RPC_URL`` when no endpoint is given, ``-b/--block`` with a number
+(decimal or 0x-hex) or a tag (``latest``, ``safe``, ``finalized``, ``earliest``) and
+``--rpc-timeout``. A malformed value is a UsageError naming the option: one line, exit 64.
 """
 
 from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, replace
 
 import click
 
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import UsageError
-from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
 from recompute.sources.live import LiveSource
+
+ENV_RPC = "ETH_RPC_URL"
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Chain:
+    """What the shared options said: where to ask, which block, how to pin it."""
+
+    rpcs: tuple[str, ...] = ()
+    block: str | None = None
+    block_hash: str | None = None
+    quorum: int | None = None
+    checkpoint: str | None = None
+    rpc_timeout: float | None = None
+
+    def with_(self, **changes) -> Chain:
+        return replace(self, **changes)
+
+    def urls(self) -> tuple[str, ...]:
+        """The --rpc endpoints, else $ETH_RPC_URL, else a usage error."""
+        if self.rpcs:
+            return self.rpcs
+        from_env = os.environ.get(ENV_RPC, "").strip()
+        if from_env:
+            return (from_env,)
+        raise UsageError(f"give --rpc URL (-r/--rpc-url) or set ${ENV_RPC} (a JSON-RPC endpoint, "
+                         "e.g. http://127.0.0.1:8545)")
+
+    def timeout(self, default: float = DEFAULT_TIMEOUT) -> float:
+        if self.rpc_timeout is None:
+            return default
+        if not 0 < self.rpc_timeout <= 3600:
+            raise UsageError(f"--rpc-timeout {self.rpc_timeout:g} must be more than 0 and at "
+                             "most 3600 seconds")
+        return self.rpc_timeout
+
+    def sources(self, default_timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
+        timeout = self.timeout(default_timeout)
+        return [LiveSource(url, timeout=timeout) for url in self.urls()]
+
+    def anchor(self) -> AnchoredBlock:
+        """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""
+        return anchored_block(self)
+
+
+def _rpc_options(multiple_help: str) -> list:
+    return [
+        click.option("-r", "--rpc-url", "--rpc", "rpcs", multiple=True, metavar="URL",
+                     help=f"JSON-RPC endpoint{multiple_help} (default: ${ENV_RPC})."),
+        click.option("--rpc-timeout", type=float, metavar="SECONDS",
+                     help="How long to wait for one answer of the node."),
+    ]
+
+
+def _anchor_options() -> list:
+    return [
+        click.option("--block-hash", metavar="H", help="Pin the block by your own trusted hash."),
+        click.option("--quorum", type=int, metavar="K",
+                     help="K of the endpoints must agree on the block hash."),
+        click.option("--checkpoint", metavar="H",
+                     help="Trusted hash at or above the block; parentHash links walked down."),
+    ]
+
+
+def _bundle(command, decorators, names: tuple[str, ...]):
+    """Apply ``decorators`` and hand the command one ``chain`` (a :class:`Chain`) instead of
+    the separate values, so every command reads the options the same way."""
+    callback = command
+
+    def wrapped(*args, **kwargs):
+        kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names})
+        return callback(*args, **kwargs)
+
+    functools.update_wrapper(wrapped, callback)
+    # the options already applied below this decorator stay with the command
+    wrapped.__click_params__ = list(getattr(callback, "__click_params__", []))
+    del wrapped.__wrapped__
+    for decorator in reversed(decorators):
+        wrapped = decorator(wrapped)
+    return wrapped
 
 
 def chain_options(command):
-    """--rpc (repeatable), --block, --block-hash, --quorum, --checkpoint, --json."""
+    """-r/--rpc-url (repeatable), --rpc-timeout, -b/--block, --block-hash, --quorum,
+    --checkpoint, --json. The command receives ``chain`` (a :class:`Chain`) and ``as_json``."""
     decorators = [
-        click.option("--rpc", "rpcs", multiple=True, metavar="URL",
-                     help="JSON-RPC endpoint (repeat for a quorum)."),
-        click.option("--block", metavar="N|latest", help="Block number, or latest."),
-        click.option("--block-hash", metavar="H", help="Pin the block by your own trusted hash."),
-        click.option("--quorum", type=int, metavar="K",
-                     help="K of the --rpc endpoints must agree on the block hash."),
-        click.option("--checkpoint", metavar="H",
-                     help="Trusted hash at or above --block; parentHash links are walked down."),
+        *_rpc_options(" (repeat for a quorum)"),
+        click.option("-b", "--block", metavar="N|TAG",
+                     help=f"Block number (decimal or 0x-hex) or tag: {', '.join(BLOCK_TAGS)}."),
+        *_anchor_options(),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
-    for decorator in reversed(decorators):
-        command = decorator(command)
-    return command
+    names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
+    return _bundle(command, decorators, names)
 
 
-def sources_from(rpcs: tuple[str, ...]) -> list[LiveSource]:
-    if not rpcs:
-        raise UsageError("give --rpc URL (a JSON-RPC endpoint, e.g. http://127.0.0.1:8545)")
-    return [LiveSource(url) for url in rpcs]
+def connection_options(command):
+    """-r/--rpc-url (repeatable), --rpc-timeout, --block-hash, --quorum, --checkpoint: for
+    commands that name their blocks their own way (``watch --from/--to``)."""
+    names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint")
+    return _bundle(command, [*_rpc_options(" (repeat for a quorum)"), *_anchor_options()], names)
 
 
-def anchored_block(rpcs, block, block_hash, quorum, checkpoint) -> AnchoredBlock:
+def single_rpc_options(command):
+    """-r/--rpc-url (one), --rpc-timeout, -b/--block, --block-hash: ``vectors capture``."""
+    decorators = [
+        click.option("-r", "--rpc-url", "--rpc", "rpcs", multiple=True, metavar="URL",
+                     help=f"JSON-RPC endpoint (default: ${ENV_RPC})."),
+        click.option("--rpc-timeout", type=float, metavar="SECONDS",
+                     help="How long to wait for one answer of the node."),
+        click.option("-b", "--block", metavar="N|TAG",
+                     help="The block, resolved to its hash by the node (or give --block-hash)."),
+        click.option("--block-hash", metavar="H", help="Pin the block by your own hash."),
+    ]
+    return _bundle(command, decorators, ("rpcs", "rpc_timeout", "block", "block_hash"))
+
+
+def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
+    return Chain(rpcs=rpcs).sources(timeout)
+
+
+def anchored_block(chain: Chain) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
-    sources = sources_from(rpcs)
-    number = parse_block(block)
-    pinned = parse_hash(block_hash, "--block-hash") if block_hash else None
-    check = parse_hash(checkpoint, "--checkpoint") if checkpoint else None
-    if quorum is not None and quorum < 1:
+    number = parse_block(chain.block)
+    pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
+    check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
+    if chain.quorum is not None and chain.quorum < 1:
         raise UsageError("--quorum must be at least 1")
-    return anchor_block(sources, block=number, block_hash=pinned, quorum=quorum, checkpoint=check)
+    sources = chain.sources()
+    return anchor_block(sources, block=number, block_hash=pinned, quorum=chain.quorum,
+                        checkpoint=check)
+
+
+def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    """KEY=VALUE options (``--param``, ``--expect``); a key given twice is a usage error, not
+    "the last one wins"."""
+    out: dict[str, str] = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UsageError(f"{option} {text!r} is not KEY=VALUE")
+        if key in out:
+            raise UsageError(f"{option} {key} is given twice ({out[key]!r} and "
+                             f"{value.strip()!r}): give it once")
+        out[key] = value.strip()
+    return out

@@ -7,7 +7,8 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.format import checksum
+from recompute.cli.options import chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_uint256
@@ -29,7 +30,7 @@ def _parse_expect(text: str) -> tuple[int, int]:
 @click.option("--slot", "slots", multiple=True, metavar="S", help="Storage slot (repeatable).")
 @click.option("--expect", "expects", multiple=True, metavar="S=V",
               help="Expected value of a slot; the verdict is BAD when the proven value differs.")
-def proof_command(rpcs, block, block_hash, quorum, checkpoint, as_json, address, slots, expects):
+def proof_command(chain, as_json, address, slots, expects):
     """Prove an account and storage slots against a pinned header (EIP-1186)."""
     account_address = parse_address(address)
     wanted = [parse_uint256(s, "--slot") for s in slots]
@@ -37,7 +38,7 @@ def proof_command(rpcs, block, block_hash, quorum, checkpoint, as_json, address,
     wanted += [s for s in expected if s not in wanted]
     evidence: dict = {}
     try:
-        anchored = anchored_block(rpcs, block, block_hash, quorum, checkpoint)
+        anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         account = prove_account(anchored, account_address, wanted)
     except Unverifiable as exc:
@@ -66,7 +67,7 @@ def proof_command(rpcs, block, block_hash, quorum, checkpoint, as_json, address,
     lines = anchor_lines(anchored)
     state = "exists" if account.exists else "proven absent (no account)"
     lines.append(
-        f"account 0x{account.address.hex()}: {state}, nonce {account.nonce}, "
+        f"account {checksum(account.address)}: {state}, nonce {account.nonce}, "
         f"balance {account.balance}, storage root 0x{account.storage_root.hex()}, "
         f"code hash 0x{account.code_hash.hex()}"
     )

@@ -7,33 +7,56 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.complete import complete_layout
+from recompute.cli.format import checksum, table, value_rows
+from recompute.cli.options import chain_options
 from recompute.cli.report import anchor_lines, emit
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, prove_account
 from recompute.core.verdict import Verdict
 from recompute.layout import load_layout
 from recompute.layout.reader import ReadPlan
+from recompute.layout.resolve import hex32
+
+DEFAULT_MAX_ELEMENTS = 32
 
 
 @cli.command("read")
 @chain_options
-@click.option("--layout", "layout_name", required=True, metavar="L",
+@click.option("--layout", "layout_name", required=True, metavar="L", shell_complete=complete_layout,
               help="Bundled layout name (layouts/L.json) or a descriptor file path.")
 @click.option("--address", required=True, metavar="A", help="The contract to read.")
-@click.argument("paths", nargs=-1, required=True)
-def read_command(rpcs, block, block_hash, quorum, checkpoint, as_json, layout_name, address,
-                 paths):
+@click.option("--all", "read_every", is_flag=True,
+              help="Every variable of the layout (mappings need a key and are listed only).")
+@click.option("--max-elements", type=int, metavar="N",
+              help="Read at most the first N elements of each whole dynamic array "
+                   "(default with --all: 32).")
+@click.argument("paths", nargs=-1)
+def read_command(chain, as_json, layout_name, address, read_every, max_elements, paths):
     """Prove and decode storage variables by path, e.g. 'checkpoints[0xab..][2]'."""
     contract = parse_address(address)
     layout = load_layout(layout_name)
-    plan = ReadPlan(layout, paths)  # every path parsed and resolved before any RPC
+    if max_elements is not None and max_elements < 0:
+        raise UsageError("--max-elements must be 0 or more")
+    mappings: list[str] = []
+    if read_every:
+        if max_elements is None:
+            max_elements = DEFAULT_MAX_ELEMENTS
+        for variable in layout.variables:
+            if layout.type(variable.type_id).kind == "mapping":
+                mappings.append(variable.label)
+            elif variable.label not in paths:
+                paths += (variable.label,)
+    if not paths:
+        raise UsageError("give a PATH to read (e.g. 'owner', 'heads[0xab..].status') or --all")
+    # every path parsed and resolved before any RPC
+    plan = ReadPlan(layout, paths, max_elements=max_elements)
     evidence: dict = {}
     stats = ProofStats()
     try:
-        anchored = anchored_block(rpcs, block, block_hash, quorum, checkpoint)
+        anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         account = None
         while slots := plan.next_round():
@@ -48,12 +71,28 @@ def read_command(rpcs, block, block_hash, quorum, checkpoint, as_json, layout_na
     evidence["account"] = account.to_json()
     evidence["proof_requests"] = stats.requests
     evidence["values"] = [result.to_json() for result in results]
+    if mappings:
+        evidence["mappings_not_read"] = mappings
     lines = anchor_lines(anchored)
-    lines.append(f"contract 0x{contract.hex()} (layout {layout.name}), "
+    lines.append(f"contract {checksum(contract)} (layout {layout.name}), "
                  f"{stats.slots} slot(s) proven in {stats.requests} eth_getProof call(s)")
+    rows = []
     for result in results:
-        value = result.to_json()["value"]
-        lines.append(f"{result.path} ({result.type_label}) = {value}")
-        for slot in result.slots:
-            lines.append(f"    slot 0x{slot:064x}")
+        shown = result.to_json()["value"]
+        if result.location.length_of is not None:  # `.length`: a plain number
+            rows.append((result.path, result.type_label, shown))
+        else:
+            rows += value_rows(layout, result.location.type, result.path, shown)
+    lines += table(rows, ("path", "type", "value"), indent="  ")
+    for result in results:
+        for name, length in result.truncated.items():
+            lines.append(f"note: {name} has {length} elements; the first {max_elements} are "
+                         "shown (--max-elements)")
+    if mappings:
+        lines.append(f"note: not read, mappings (read an entry by key, e.g. {mappings[0]}[KEY]): "
+                     + ", ".join(mappings))
+    if not read_every:
+        lines.append("slots:")
+        lines += table([(result.path, " ".join(hex32(s) for s in result.slots))
+                        for result in results], indent="  ")
     sys.exit(emit(Outcome(Verdict.GOOD, "ok", evidence), as_json, lines))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import anchored_block, chain_options
+from recompute.cli.complete import complete_layout, complete_recipe
+from recompute.cli.format import checksum, plain, table
+from recompute.cli.options import chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
@@ -21,34 +24,58 @@ RECIPES_OPTION = click.option(
     help="A module or folder of your own recipes (also $RECOMPUTE_RECIPES).")
 
 
-def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
-    out = {}
-    for text in values:
-        key, sep, value = text.partition("=")
-        if not sep or not key:
-            raise UsageError(f"{option} {text!r} is not KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
-
-
 @cli.command("recipes")
+@click.argument("name_filter", metavar="[FILTER]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @RECIPES_OPTION
-def recipes_command(recipe_paths):
-    """List every recipe with its parameters."""
-    for name, recipe in load_recipes(list(recipe_paths)).items():
+def recipes_command(name_filter, as_json, recipe_paths):
+    """List every recipe (or those whose name contains FILTER) with its parameters and its
+    short positional form."""
+    recipes = {name: recipe for name, recipe in load_recipes(list(recipe_paths)).items()
+               if not name_filter or name_filter.lower() in name.lower()}
+    if name_filter and not recipes:
+        raise UsageError(f"no recipe name contains {name_filter!r}; `recompute recipes` lists "
+                         "them all")
+    if as_json:
+        click.echo(json.dumps({"recipes": [_recipe_json(r) for r in recipes.values()]},
+                              indent=2, ensure_ascii=False))
+        return
+    for name, recipe in recipes.items():
         click.echo(f"{name}  {recipe.help}")
         click.echo(f"    default layout: {recipe.layout}    ({recipe.section})")
         for param in recipe.params:
             optional = "" if param.required and param.default is None else " (optional)"
             click.echo(f"    --param {param.name}=<{param.kind}>{optional}  {param.help}")
+        click.echo(f"    short form: {_short_form(recipe)}")
+
+
+def _short_form(recipe) -> str:
+    """``recompute step NAME RPC ADDRESS SUBJECT …`` (the thread's command line), then the
+    required parameters that have no position as ``--param``."""
+    rest = [f"--param {p.name}=<{p.kind}>" for p in recipe.params
+            if p.required and p.default is None and p.name not in recipe.positional]
+    return " ".join(["recompute step", recipe.name, "RPC", "ADDRESS",
+                     *(n.upper() for n in recipe.positional), *rest])
+
+
+def _recipe_json(recipe) -> dict:
+    return {
+        "name": recipe.name, "help": recipe.help, "section": recipe.section,
+        "layout": recipe.layout, "positional": list(recipe.positional),
+        "short_form": _short_form(recipe),
+        "params": [{"name": p.name, "kind": p.kind, "help": p.help,
+                    "required": p.required and p.default is None,
+                    "default": None if p.default is None else str(p.default)}
+                   for p in recipe.params],
+    }
 
 
 @cli.command("step")
-@click.argument("recipe_name", metavar="RECIPE")
+@click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
 @click.argument("positional", nargs=-1, metavar="[RPC ADDRESS ARGS...]")
 @chain_options
 @click.option("--address", metavar="A", help="The registry's address.")
-@click.option("--layout", "layout_name", metavar="L",
+@click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout,
               help="Layout name or file (default: the recipe's reference layout).")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="A recipe parameter.")
 @click.option("--expect", "expects", multiple=True, metavar="K=V",
@@ -56,8 +83,8 @@ def recipes_command(recipe_paths):
 @click.option("--compare-views", is_flag=True,
               help="Also call the registry's view functions and report disagreements.")
 @RECIPES_OPTION
-def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, checkpoint, as_json,
-                 address, layout_name, params, expects, compare_views, recipe_paths):
+def step_command(recipe_name, positional, chain, as_json, address, layout_name, params, expects,
+                 compare_views, recipe_paths):
     """Run one recipe at one anchored block: prove, decode, re-derive, judge.
 
     The short form RECIPE RPC ADDRESS ARGS... (the ERC-8312 thread's command line) is the same
@@ -65,42 +92,48 @@ def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, check
     at --block latest unless a block is given.
     """
     recipe = get_recipe(recipe_name, list(recipe_paths))
-    given = _pairs(params, "--param")
+    given = unique_pairs(params, "--param")
     if positional:
-        rpcs, address, block = _positional(recipe, positional, rpcs, address, block, block_hash,
-                                           given)
+        chain, address = _positional(recipe, positional, chain, address, given)
     if address is None:
         raise UsageError("give --address A (or the short form RECIPE RPC ADDRESS ...)")
     contract = parse_address(address)
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
-    expect = _pairs(expects, "--expect")
+    expect = unique_pairs(expects, "--expect")
     evidence: dict = {"recipe": recipe.name}
     try:
-        anchored = anchored_block(rpcs, block, block_hash, quorum, checkpoint)
+        anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         outcome = step(recipe, parsed, anchored, contract, layout, expect, compare_views)
     except Unverifiable as exc:
         sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
     lines = anchor_lines(anchored)
-    lines.append(f"{recipe.name} on 0x{contract.hex()} (layout {layout.name}): "
+    lines.append(f"{recipe.name} on {checksum(contract)} (layout {layout.name}): "
                  f"{len(outcome.evidence['reads'])} slot(s) in "
                  f"{outcome.evidence['proof_requests']} eth_getProof call(s), "
                  f"{outcome.evidence['receipts_proven']} block(s) of receipts")
-    for key, value in outcome.evidence["derived"].items():
-        lines.append(f"    {key} = {value}")
+    derived = outcome.evidence["derived"]
+    lines += table([(key, "=", plain(value)) for key, value in derived.items()], indent="    ")
+    if compare_views:
+        views = outcome.evidence.get("views", [])
+        compared = [v for v in views if "skipped" not in v]
+        disagreeing = sum(1 for v in compared if not v["agrees"])
+        skipped = len(views) - len(compared)
+        lines.append(f"views: {len(compared)} value(s) compared, {disagreeing} disagreed"
+                     + (f", {skipped} skipped" if skipped else ""))
     for finding in outcome.evidence["findings"]:
         if finding.get("finding") == "view-disagrees":
             lines.append(f"finding view-disagrees: {finding['view']} says "
-                         f"{finding.get('value')} = {finding.get('view_says')}, "
-                         f"storage says {finding.get('storage_says')}")
+                         f"{finding.get('value')} = {plain(finding.get('view_says'))}, "
+                         f"storage says {plain(finding.get('storage_says'))}")
     sys.exit(emit(outcome, as_json, lines))
 
 
-def _positional(recipe, args, rpcs, address, block, block_hash, given):
+def _positional(recipe, args, chain, address, given):
     args = list(args)
-    if not rpcs and args and args[0].startswith(("http://", "https://")):
-        rpcs = (args.pop(0),)
+    if not chain.rpcs and args and args[0].startswith(("http://", "https://")):
+        chain = chain.with_(rpcs=(args.pop(0),))
     if address is None and args and args[0].startswith("0x") and len(args[0]) == 42:
         address = args.pop(0)
     if len(args) > len(recipe.positional):
@@ -111,9 +144,9 @@ def _positional(recipe, args, rpcs, address, block, block_hash, given):
         if name in given:
             raise UsageError(f"{name} is given both as an argument and as --param {name}=")
         given[name] = value
-    if block is None and block_hash is None:
-        block = "latest"
-    return rpcs, address, block
+    if chain.block is None and chain.block_hash is None:
+        chain = chain.with_(block="latest")
+    return chain, address
 
 
 def step_main() -> None:

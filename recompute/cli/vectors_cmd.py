@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.cli.options import sources_from
-from recompute.cli.recipes_cmd import RECIPES_OPTION, _pairs
+from recompute.cli.complete import complete_layout, complete_recipe
+from recompute.cli.options import single_rpc_options, unique_pairs
+from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_address, parse_hash
 from recompute.data import VECTORS
@@ -31,26 +32,40 @@ def vectors_group():
 
 
 @vectors_group.command("capture")
-@click.argument("recipe_name", metavar="RECIPE")
-@click.option("--rpc", required=True, metavar="URL")
-@click.option("--block-hash", required=True, metavar="H", help="The block to pin (vectors are "
-              "always pinned by hash).")
+@click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
+@single_rpc_options
 @click.option("--address", required=True, metavar="A")
-@click.option("--layout", "layout_name", metavar="L")
+@click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout)
 @click.option("--param", "params", multiple=True, metavar="K=V")
 @click.option("--expect", "expects", multiple=True, metavar="K=V")
 @click.option("--name", metavar="NAME", help="The vector's name (default: the output's stem).")
 @click.option("--description", default="", metavar="TEXT")
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @RECIPES_OPTION
-def capture_command(recipe_name, rpc, block_hash, address, layout_name, params, expects, name,
+def capture_command(recipe_name, chain, address, layout_name, params, expects, name,
                     description, out, recipe_paths):
-    """Run a step live and write everything it consumed as one vector file."""
-    sources_from((rpc,))  # checks the URL
+    """Run a step live and write everything it consumed as one vector file.
+
+    A vector is always pinned by hash: give --block-hash H, or -b N|TAG and the node's hash
+    for that block is pinned (said on stderr).
+    """
+    (source,) = _one_source(chain)
     parse_address(address)
-    vector = capture_step(recipe_name, _pairs(params, "--param"), address, layout_name, rpc,
-                          parse_hash(block_hash, "--block-hash"), _pairs(expects, "--expect"),
-                          name or out.stem, description, list(recipe_paths))
+    params, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
+    if chain.block_hash is not None:
+        if chain.block is not None:
+            raise UsageError("--block-hash pins the block itself; give it or -b/--block, not both")
+        pinned = parse_hash(chain.block_hash, "--block-hash")
+    elif chain.block is not None:
+        anchored = chain.with_(rpcs=(source.label,)).anchor()
+        pinned = anchored.hash
+        click.echo(f"pinning block {anchored.number} 0x{pinned.hex()} as the node named it "
+                   f"for --block {chain.block}", err=True)
+    else:
+        raise UsageError("give --block-hash H (or -b/--block N|TAG to pin the node's hash)")
+    vector = capture_step(recipe_name, params, address, layout_name, source.label, pinned,
+                          expect, name or out.stem, description, list(recipe_paths),
+                          timeout=chain.timeout())
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dumps(vector))
     click.echo(f"wrote {out}: {vector['expected']['verdict']} ({vector['expected']['reason']}), "
@@ -82,6 +97,13 @@ def verify_command(paths, do_tamper):
         failed += len(undetected)
     click.echo(f"{len(results) - sum(not r.passed for r in results)} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def _one_source(chain):
+    sources = chain.sources()
+    if len(sources) != 1:
+        raise UsageError("vectors capture asks one node: give one -r/--rpc-url")
+    return sources
 
 
 def _peer_methods(paths: list[Path]) -> list[str]:

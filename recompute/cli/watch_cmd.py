@@ -16,12 +16,12 @@ import threading
 import click
 
 from recompute.cli import cli
+from recompute.cli.options import connection_options
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
 from recompute.sources.cache import SharedSource
-from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor
 from recompute.watch.config import load_config
 from recompute.watch.evaluate import BlockEvaluator
@@ -29,6 +29,7 @@ from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
 from recompute.watch.sink import Sink
+from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
 
 RPC_TIMEOUT = 10.0  # a hung node should not hold a monitoring bot for long
 
@@ -46,8 +47,7 @@ def _block_number(text: str | None, option: str) -> int | None:
 
 
 @cli.command("watch")
-@click.option("--rpc", "rpcs", multiple=True, metavar="URL",
-              help="JSON-RPC endpoint (repeat for a quorum on the first block).")
+@connection_options
 @click.option("--config", "config_path", required=True, metavar="FILE",
               help="checks.toml: the checks to evaluate at every block.")
 @click.option("--from", "from_text", metavar="N",
@@ -59,12 +59,12 @@ def _block_number(text: str | None, option: str) -> int | None:
               help="Serve Prometheus text metrics on 127.0.0.1:P (/metrics).")
 @click.option("--on-bad", "on_bad", metavar="CMD",
               help="Shell command run (JSON line on stdin) when a check turns unhealthy.")
-@click.option("--block-hash", metavar="H",
-              help="Pin the first block (follow) or --to block (range) by your own hash.")
-@click.option("--checkpoint", metavar="H",
-              help="Trusted hash at or above the anchored block; parentHash links walked down.")
-@click.option("--quorum", type=int, metavar="K",
-              help="K of the --rpc endpoints must agree on the anchored block's hash.")
+@click.option("--on-bad-webhook", "webhook_url", metavar="URL",
+              help="POST a JSON body to URL when a check turns unhealthy and when it turns "
+                   "healthy again (docs/watch.md).")
+@click.option("--webhook-format", type=click.Choice(["json", "slack"]), default="json",
+              show_default=True, help="The webhook body: recompute's JSON, or Slack-compatible "
+                                      "{\"text\": ...}.")
 @click.option("--poll", type=float, default=1.0, show_default=True, metavar="SECONDS",
               help="Follow mode: how often to ask for a new head.")
 @click.option("--max-backoff", type=float, default=30.0, show_default=True, metavar="SECONDS",
@@ -81,8 +81,8 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
 @click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
-def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
-                  block_hash, checkpoint, quorum, poll, max_backoff, max_blocks, workers,
+def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
+                  webhook_url, webhook_format, poll, max_backoff, max_blocks, workers,
                   processes, cluster, store_path, resume, segment_blocks):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     checks = load_config(config_path)
@@ -99,18 +99,19 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
         raise UsageError("--max-blocks must be at least 1")
     if workers < 1:
         raise UsageError("--workers must be at least 1")
+    quorum = chain.quorum
     if quorum is not None and quorum < 1:
         raise UsageError("--quorum must be at least 1")
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
-    if not rpcs:
-        raise UsageError("give --rpc URL (a JSON-RPC endpoint, e.g. http://127.0.0.1:8545)")
-    pinned = parse_hash(block_hash, "--block-hash") if block_hash else None
-    check = parse_hash(checkpoint, "--checkpoint") if checkpoint else None
+    pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
+    check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
-    sources = [SharedSource(LiveSource(url, timeout=RPC_TIMEOUT)) for url in rpcs]
+    sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
+    if webhook_url:
+        check_webhook_url(webhook_url)
 
     metrics = Metrics()
     sink = Sink(metrics)
@@ -118,7 +119,10 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
         sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
-    hook = OnBad(on_bad, sink.note) if on_bad else None
+    hooks = [OnBad(on_bad, sink.note)] if on_bad else []
+    if webhook_url:
+        hooks.append(Webhook(webhook_url, sink.note, webhook_format))
+    hook = Hooks(hooks) if hooks else None
     sink.hook = hook
     stop = threading.Event()
     _on_signals(stop)
@@ -145,7 +149,7 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
             from recompute.cli.audit_cmd import run_segmented
 
             code = run_segmented(
-                checks=checks, config_path=config_path, rpcs=list(rpcs), sources=sources,
+                checks=checks, config_path=config_path, rpcs=list(chain.urls()), sources=sources,
                 first=first, last=last, confirmations=confirmations, processes=processes,
                 pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
                 cluster=cluster, store_path=store_path, resume=resume,

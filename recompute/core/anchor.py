@@ -212,16 +212,17 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:
     if not 1 <= quorum <= len(sources):
         raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
-    if number == "latest":
-        # The newest block every endpoint has: the smallest of their heads.
+    if isinstance(number, str):
+        # A tag: each endpoint resolves it (eth_getBlockByNumber(tag)); the newest block every
+        # endpoint has under that tag is the smallest of their answers.
         heads = []
         for source in sources:
             try:
-                heads.append(_fetch_header(source, "latest").number)
+                heads.append(_fetch_header(source, number).number)
             except Unverifiable:
                 continue
         if not heads:
-            raise Unverifiable("rpc-unreachable", "no endpoint answered for the latest block")
+            raise Unverifiable("rpc-unreachable", f"no endpoint answered for the {number} block")
         number = min(heads)
     said: dict[str, str] = {}
     headers: dict[bytes, tuple[Header, ProofSource]] = {}
@@ -283,5 +284,16 @@ def anchor_block(
     if block is None:
         raise UsageError("give --block N|latest or --block-hash H")
     if quorum is not None or len(sources) > 1:
-        return by_quorum(sources, block, quorum if quorum is not None else len(sources))
-    return by_single_rpc(sources[0], block)
+        anchored = by_quorum(sources, block, quorum if quorum is not None else len(sources))
+        return _tagged(anchored, block, "quorum")
+    return _tagged(by_single_rpc(sources[0], block), block, "node")
+
+
+def _tagged(block: AnchoredBlock, tag: BlockRef, decided_by: str) -> AnchoredBlock:
+    """Say in the anchor who decided which block a tag (``latest``, ``finalized``, …) meant:
+    the one ``node``, or the ``quorum`` (the smallest of the endpoints' answers)."""
+    if not isinstance(tag, str):
+        return block
+    anchor = Anchor(block.anchor.method,
+                    {**block.anchor.detail, "tag": tag, "tag_decided_by": decided_by})
+    return AnchoredBlock(_SEAL, block.header, anchor, block.chain_id, block.source)

@@ -73,12 +73,22 @@ def parse_uint256(text: str, what: str) -> int:
     return value
 
 
+# Block tags a node resolves (EIP-1898 / the execution API's BlockTag); "pending" is not one:
+# a pending block has no settled state to prove against.
+BLOCK_TAGS = ("latest", "safe", "finalized", "earliest")
+
+
 def parse_block(text: str | None) -> int | str | None:
+    """``--block``: a tag (:data:`BLOCK_TAGS`), or a number in decimal or 0x-hex."""
     if text is None:
         return None
-    if text == "latest":
-        return "latest"
-    value = parse_uint256(text, "--block")
+    if text in BLOCK_TAGS:
+        return text
+    try:
+        value = parse_uint256(text, "--block")
+    except UsageError:
+        raise UsageError(f"--block {text!r} is not a number (decimal or 0x-hex) nor a "
+                         f"tag ({', '.join(BLOCK_TAGS)})") from None
     if value >= 1 << 64:
         raise UsageError(f"--block {text!r} is not a block number")
     return value

@@ -41,7 +41,11 @@ from recompute.layout.types import (
 )
 
 FORMAT = "recompute-layout/1"
-HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
+HEADER_KEYS = ("format", "contract", "compiler", "storage", "types", "provenance")
+# provenance (optional): where an imported layout came from, e.g. {"kind": "sourcify",
+# "compiler": "0.8.26+commit.8a97fa7a", "settings_sha256": "…"} (layout import of verified
+# source, recompute/layout/verified_source.py)
+PROVENANCE_KEYS = ("kind", "compiler", "settings_sha256", "target")
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,13 @@ def _header(document: Any, origin: str) -> tuple[str | None, str | None, list[An
     compiler = document.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise UsageError(f"{origin}: compiler must be a string or null")
+    provenance = document.get("provenance")
+    if provenance is not None and (
+        not isinstance(provenance, dict) or set(provenance) - set(PROVENANCE_KEYS)
+        or not all(isinstance(v, str) and len(v) <= 1024 for v in provenance.values())
+    ):
+        raise UsageError(f"{origin}: provenance must be an object of strings with keys among "
+                         f"{', '.join(PROVENANCE_KEYS)}")
     storage_raw = document.get("storage")
     types_raw = document.get("types")
     if not isinstance(storage_raw, list):
@@ -253,13 +264,16 @@ def _normalise(document: dict[str, Any], parsed: Mapping[str, TypeInfo]) -> dict
         if isinstance(parsed[tid], StructType):
             entry["members"] = [place(m) for m in raw["members"]]
         types[tid] = entry
-    return {
+    out = {
         "format": FORMAT,
         "contract": document.get("contract"),
         "compiler": document.get("compiler"),
         "storage": [place(v) for v in document["storage"]],
         "types": types,
     }
+    if document.get("provenance") is not None:
+        out["provenance"] = dict(document["provenance"])
+    return out
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -358,7 +372,7 @@ def _from_standard_json(doc: dict[str, Any], contract: str | None,
 
 
 def import_layout(input_json: Any, contract: str | None = None, compiler: str | None = None,
-                  origin: str | None = None) -> Layout:
+                  origin: str | None = None, provenance: dict[str, str] | None = None) -> Layout:
     """Build a descriptor from solc output.
 
     ``input_json`` is the parsed JSON (or a path to it) of one of: a bare storageLayout
@@ -436,4 +450,6 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
         "storage": storage,
         "types": types,
     }
+    if provenance is not None:
+        document["provenance"] = provenance
     return parse_descriptor(document, origin)

@@ -72,6 +72,7 @@ class ReadResult:
     location: Location = field(repr=False)
     slot_paths: dict[int, str] = field(default_factory=dict, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
+    truncated: dict[str, int] = field(default_factory=dict)  # array path -> proven length
 
     def to_json(self) -> dict[str, Any]:
         loc = self.location
@@ -79,24 +80,30 @@ class ReadResult:
             value = str(self.value)
         else:
             value = decode.to_json(self._layout, loc.type, self.value)
-        return {
+        out = {
             "path": self.path,
             "type": self.type_label,
             "value": value,
             "slots": [hex32(s) for s in self.slots],
             "slot_paths": {hex32(s): p for s, p in self.slot_paths.items()},
         }
+        if self.truncated:  # only the first max_elements of these arrays were read
+            out["truncated"] = {name: str(length) for name, length in self.truncated.items()}
+        return out
 
 
 class _Ctx:
     """What one path's readers share: the plan's known words and this path's slot record."""
 
-    def __init__(self, layout: Layout, known: dict[int, int], path: str, max_slots: int):
+    def __init__(self, layout: Layout, known: dict[int, int], path: str, max_slots: int,
+                 max_elements: int | None = None):
         self.layout = layout
         self.known = known
         self.path = path
         self.max_slots = max_slots
+        self.max_elements = max_elements
         self.used: dict[int, str] = {}
+        self.truncated: dict[str, int] = {}
 
     def need(self, slots: Iterable[int], name: str) -> Generator[set[int], None, None]:
         wanted = set(slots)
@@ -162,6 +169,9 @@ def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str, depth: int 
         case DynamicArrayType():
             yield from ctx.need({slot}, f"{name}.length")
             length = ctx.word(slot)
+            if ctx.max_elements is not None and length > ctx.max_elements:
+                ctx.truncated[name] = length
+                length = ctx.max_elements
             base = layout.type(t.base)
             ctx.budget(array_slots(base, length) if length < WORD // 64 else WORD, f"{name}")
             data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
@@ -257,7 +267,7 @@ class ReadPlan:
     """
 
     def __init__(self, layout: Layout, paths: Iterable[str], *,
-                 max_slots_per_path: int = DEFAULT_MAX_SLOTS):
+                 max_slots_per_path: int = DEFAULT_MAX_SLOTS, max_elements: int | None = None):
         self.layout = layout
         self.paths = list(paths)
         self.locations = [located(layout, p) for p in self.paths]
@@ -266,7 +276,7 @@ class ReadPlan:
                 raise UsageError(f"{loc.path}: is a mapping ({loc.type.label}); a mapping has "
                                  "no value of its own, name a key: path[key]")
         self.known: dict[int, int] = {}
-        self._ctxs = [_Ctx(layout, self.known, loc.path, max_slots_per_path)
+        self._ctxs = [_Ctx(layout, self.known, loc.path, max_slots_per_path, max_elements)
                       for loc in self.locations]
         self._gens = [_read_path(c, loc) for c, loc in zip(self._ctxs, self.locations,
                                                              strict=True)]
@@ -328,7 +338,7 @@ class ReadPlan:
         out = []
         for loc, ctx, value in zip(self.locations, self._ctxs, self._values, strict=True):
             out.append(ReadResult(loc.path, loc.type_label, value, list(ctx.used), loc,
-                                  dict(ctx.used), self.layout))
+                                  dict(ctx.used), self.layout, dict(ctx.truncated)))
         return out
 
 

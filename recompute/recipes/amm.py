@@ -203,6 +203,7 @@ class LayerStatus(_StatusRecipe):
             derived={"status": status, "deadline": deadline, "never_completed": never,
                      "clock": clock.timestamp},
             predicate="the layer is not OVERDUE (nor unsupported, nor the subject unenrolled)",
+            failed=_status_failed(status, ("FRESH", "DUE", "UNSCHEDULED"), "OVERDUE"),
         )
 
     def status(self, head, requirements, checkpoint, demand, layer, now):
@@ -250,6 +251,7 @@ class SignalStatus(_StatusRecipe):
             derived={"status": status, "last_signal_at": last, "silent_since": silent,
                      "clock": clock.timestamp},
             predicate="the subject is not SILENT (nor unenrolled)",
+            failed=_status_failed(status, ("PRESENT", "NOT_TRACKED"), "SILENT"),
         )
 
     def signal(self, head, requirements, now):
@@ -282,7 +284,8 @@ class StateRoot(Recipe):
         subject = p["subject"]
         head = (yield Reads([f"heads[{subject}]"]))[f"heads[{subject}]"]
         if not head["enrolled"]:
-            return Derivation(False, {"enrolled": False}, "the subject is enrolled")
+            return Derivation(False, {"enrolled": False}, "the subject is enrolled",
+                              failed=f"{subject} is not enrolled; healthy means enrolled")
         at = f"stateRoots[{subject}][{self.root_version(head)}]"
         got = yield Reads([f"checkpoints[{subject}]", at])
         commitments = [cp["commitment"] for cp in got[f"checkpoints[{subject}]"]]
@@ -295,6 +298,8 @@ class StateRoot(Recipe):
                      "computed_root": computed, "root_at_version": root_at,
                      "root_consistent": holds},
             predicate="head.root == computeRoot(c0..c3) == rootAt(stateVersion)",
+            failed="" if holds else _roots_failed(head["root"], computed, root_at,
+                                                  self.root_version(head)),
         )
 
     def root(self, commitments) -> bytes:
@@ -382,7 +387,9 @@ class RestoreClaim(Recipe):
         record = records[0]
         if not self.has_claim(record):
             return Derivation(False, {"restores_version": 0, "seq": record["seq"]},
-                              "the record carries a restore claim")
+                              "the record carries a restore claim",
+                              failed=f"record {record['seq']} has restoresVersion 0 (no restore "
+                                     "claim); healthy means a restore claim that holds")
         restored = f"stateRoots[{subject}][{record['restores_version']}]"
         new = f"stateRoots[{subject}][{record['new_version']}]"
         got = yield Reads([restored, new])
@@ -397,6 +404,7 @@ class RestoreClaim(Recipe):
                      "restore_claim_valid": holds},
             predicate="restoresVersion < the version before the record, rootAt(restoresVersion)"
                       " == computeRoot(postCommitments), and the new version's root is that root",
+            failed="" if holds else _restore_failed(record, checks, got[restored], got[new]),
         )
 
     def has_claim(self, record: dict) -> bool:
@@ -422,6 +430,7 @@ class _VersionOnlyRestoreClaim(RestoreClaim):
             holds = 0 < int(derived["restores_version"]) < int(derived["base_version"])
             derived["restore_claim_valid"] = holds
             derivation.holds = holds
+            derivation.failed = "" if holds else "restoresVersion is not an earlier version"
         return derivation
 
 
@@ -453,6 +462,9 @@ class Commitment(Recipe):
                      "schema": schema, "matches": computed == proven},
             predicate="keccak256(abi.encode(TAG, layer, keccak256(schema), keccak256(JCS(doc)),"
                       " salt)) == the proven checkpoint commitment",
+            failed="" if computed == proven else
+                   f"the document and salt commit to 0x{computed.hex()}, the proven checkpoint "
+                   f"commitment is 0x{proven.hex()}; healthy means they are equal",
         )
 
     def commitment(self, layer, schema, document, salt) -> bytes:
@@ -461,6 +473,44 @@ class Commitment(Recipe):
     def mistakes(self):
         from recompute.recipes.amm_mistakes import commitment_mistakes
         return commitment_mistakes()
+
+
+def _status_failed(status: str, healthy: tuple[str, ...], bad: str) -> str:
+    """"status is OVERDUE; healthy means not OVERDUE" (AMM §Status derivation)."""
+    if status in healthy:
+        return ""
+    if status == bad:
+        return f"status is {status}; healthy means not {bad}"
+    return f"status is {status}; healthy means {', '.join(healthy[:-1])} or {healthy[-1]}"
+
+
+def _roots_failed(root: bytes, computed: bytes, root_at: bytes, version: int) -> str:
+    """Which of head.root == computeRoot(c0..c3) == rootAt(stateVersion) failed."""
+    failed = []
+    if root != computed:
+        failed.append(f"head.root 0x{root.hex()} != computeRoot(c0..c3) 0x{computed.hex()}")
+    if computed != root_at:
+        failed.append(f"rootAt({version}) 0x{root_at.hex()} != computeRoot(c0..c3) "
+                      f"0x{computed.hex()}")
+    return "; ".join(failed) + "; healthy means all three are equal"
+
+
+def _restore_failed(record: dict, checks: dict, root_at_restored: bytes,
+                    root_at_new: bytes) -> str:
+    """Which condition of AMM §Cycle records (Restore claim) failed, with what was found."""
+    post = "0x" + checks["post_root"].hex()
+    said = {
+        "restores_earlier_version": f"restoresVersion {record['restores_version']} is not "
+                                    f"between 0 and the base version {record['base_version']}",
+        "root_at_restored_matches": f"rootAt({record['restores_version']}) is "
+                                    f"0x{root_at_restored.hex()}, not the post root {post}",
+        "version_advanced": f"the new version {record['new_version']} is not the base version "
+                            f"{record['base_version']} + 1",
+        "root_at_new_matches": f"rootAt({record['new_version']}) is 0x{root_at_new.hex()}, not "
+                               f"the post root {post}",
+    }
+    failed = [text for name, text in said.items() if not checks[name]]
+    return f"record {record['seq']}: " + "; ".join(failed)
 
 
 def _load_document(path: Path):

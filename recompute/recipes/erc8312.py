@@ -216,6 +216,9 @@ class CapConservation(Recipe):
             derived=result,
             predicate="aggregate <= cap, both proven from storage"
                       + (" (cap the literal of cap:N)" if shape.kind == "cap" else ""),
+            failed="" if result["within_cap"] else
+                   f"aggregate {result['aggregate']} > cap {result['cap']} (over by "
+                   f"{-result['headroom']}); healthy means aggregate <= cap",
         )
 
     def conserve(self, aggregate: int, cap: int) -> dict:

@@ -82,6 +82,9 @@ class Derivation:
     derived: dict[str, Any]
     predicate: str = ""  # the predicate in words, for the report
     findings: list[dict] = field(default_factory=list)
+    # When it does not hold: what was found and which condition failed, in words
+    # ("status is OVERDUE; healthy means not OVERDUE"); the report's detail of a BAD verdict.
+    failed: str = ""
 
 
 @dataclass(frozen=True)

@@ -506,13 +506,20 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
             if not r["holds"])
     else:
         holds = derivation.holds
-        detail = "" if holds else f"the predicate fails: {derivation.predicate}"
+        detail = "" if holds else (derivation.failed or _found(derivation))
     evidence["evidence_digest"] = hashlib.sha256(
         json.dumps({k: evidence[k] for k in ("block", "reads", "logs", "derived")},
                    sort_keys=True).encode()).hexdigest()
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
+
+
+def _found(derivation: Derivation) -> str:
+    """A BAD verdict's detail when the recipe says no more: what it derived, then what
+    should have held."""
+    found = ", ".join(f"{k} = {_json_value(v)}" for k, v in derivation.derived.items())
+    return f"found {found}; healthy means {derivation.predicate}"
 
 
 def _normal_text(text: str) -> str:

@@ -341,6 +341,8 @@ class Member(Recipe):
             holds=derived["status"] == "ACTIVE",
             derived=derived,
             predicate="the member is ACTIVE (stored status with the lazy exits of §5.2/§7.2)",
+            failed="" if derived["status"] == "ACTIVE" else
+                   f"status is {derived['status']}; healthy means ACTIVE",
         )
 
     def view(self, member: dict, record: dict) -> dict:

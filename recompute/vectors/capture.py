@@ -25,13 +25,14 @@ from recompute.vectors.format import (
 
 def capture_step(recipe_name: str, params: dict[str, str], address: str, layout_name: str | None,
                  rpc: str, block_hash: bytes, expect: dict[str, str], name: str,
-                 description: str = "", recipe_paths: list[str] | None = None) -> dict:
+                 description: str = "", recipe_paths: list[str] | None = None,
+                 timeout: float = 30.0) -> dict:
     """Run a step live against ``rpc`` at the pinned ``block_hash`` and record it."""
 
     recipe = get_recipe(recipe_name, recipe_paths)
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(params)
-    source = CaptureSource(LiveSource(rpc))
+    source = CaptureSource(LiveSource(rpc, timeout=timeout))
     vector: dict[str, Any] = {
         "format": FORMAT,
         "kind": "step",

@@ -123,6 +123,7 @@ class Auditor:
                 self.sink.evaluated(lines)
                 self.sink.metrics.inc("blocks_total")
                 self.sink.metrics.set("last_verified_block", block.number)
+                self.sink.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
                 summary.add(lines)
                 now = time.monotonic()
                 if now - shown >= 0.2 or summary.blocks == len(blocks):

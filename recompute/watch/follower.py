@@ -135,6 +135,8 @@ class Follower:
             self.pending[block.number] = lines
         self.metrics.inc("blocks_total")
         self.metrics.set("last_verified_block", block.number)
+        self.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
+        self.metrics.observe("evaluation_seconds", time.monotonic() - started)
         head = self.metrics.get("head_block")
         if head is None or head < block.number:
             self.metrics.set("head_block", head := block.number)

@@ -1,74 +1,128 @@
-"""Prometheus text metrics of a watch, served on 127.0.0.1 (docs/watch.md §Metrics).
+"""Prometheus metrics of a watch, served on 127.0.0.1 (docs/watch.md §Metrics).
 
-The exposition format is Prometheus' text format 0.0.4 (``# HELP`` / ``# TYPE`` lines, then
-``name{label="value"} number``); the server is the standard library's ``http.server`` in a
-daemon thread, answering ``GET /metrics`` (and ``/``).
+The families are ``prometheus_client`` collectors in a registry of the watch's own, exposed in
+Prometheus' text format by the library's own encoder on ``GET /metrics`` (and ``/``) from a
+daemon thread. The follower, the auditor and the sink keep calling :meth:`Metrics.inc`,
+:meth:`Metrics.set` and :meth:`Metrics.observe` by family name; ``up``, ``checks{health}`` and
+the age of the last verified block are derived here, at scrape time.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import prometheus_client
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 from recompute.core.errors import UsageError
 
 PREFIX = "recompute_watch_"
 
-# name -> (type, help)
+# name -> (type, help, label names)
 FAMILIES = {
     "verdicts_total": ("counter", "Lines per check and verdict, each evaluation of a block once "
-                                  "(re-evaluations after a reorg included)."),
-    "final_verdicts_total": ("counter", "Final lines per check and verdict."),
-    "check_healthy": ("gauge", "1 if the check's last verified verdict was healthy, 0 if not."),
-    "last_verified_block": ("gauge", "Number of the last block whose checks were evaluated."),
-    "last_final_block": ("gauge", "Number of the last block whose lines are final."),
-    "head_block": ("gauge", "The node's head block number as last seen."),
-    "lag_blocks": ("gauge", "Head block minus last verified block."),
-    "rpc_errors_total": ("counter", "Node failures that stopped an evaluation, by reason."),
-    "reorgs_total": ("counter", "Reorgs detected."),
-    "orphaned_blocks_total": ("counter", "Verified blocks that a reorg orphaned."),
-    "blocks_total": ("counter", "Block evaluations completed."),
+                                  "(re-evaluations after a reorg included).", ("check", "verdict")),
+    "final_verdicts_total": ("counter", "Final lines per check and verdict.", ("check", "verdict")),
+    "check_healthy": ("gauge", "1 if the check's last verified verdict was healthy, 0 if not.",
+                      ("check",)),
+    "checks": ("gauge", "Checks by health of their last verified verdict (healthy, unhealthy).",
+               ("health",)),
+    "up": ("gauge", "1 while the node answers (the last block was verified or the head read), "
+                    "0 after node trouble, until it answers again.", ()),
+    "last_verified_block": ("gauge", "Number of the last block whose checks were evaluated.", ()),
+    "last_verified_block_timestamp_seconds": ("gauge", "Header timestamp of the last verified "
+                                                       "block (Unix seconds).", ()),
+    "last_verified_block_age_seconds": ("gauge", "Seconds from the last verified block's header "
+                                                 "timestamp to this scrape.", ()),
+    "last_final_block": ("gauge", "Number of the last block whose lines are final.", ()),
+    "head_block": ("gauge", "The node's head block number as last seen.", ()),
+    "lag_blocks": ("gauge", "Head block minus last verified block.", ()),
+    "rpc_errors_total": ("counter", "Node failures that stopped an evaluation, by reason.",
+                         ("reason",)),
+    "reorgs_total": ("counter", "Reorgs detected.", ()),
+    "orphaned_blocks_total": ("counter", "Verified blocks that a reorg orphaned.", ()),
+    "retracted_final_lines_total": ("counter", "Final lines about blocks a reorg deeper than "
+                                               "--confirmations orphaned.", ()),
+    "blocks_total": ("counter", "Block evaluations completed.", ()),
+    "evaluation_seconds": ("histogram", "Seconds from a block's anchoring to its lines, follow "
+                                        "mode.", ()),
 }
+# Derived at scrape time, never set by a caller.
+_DERIVED = {"checks", "up", "last_verified_block_age_seconds"}
+# Seconds: a block's checks take from tens of milliseconds to a slow node's many seconds.
+LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+# The library would add a `_created` series per counter; the documented names stand alone.
+prometheus_client.disable_created_metrics()
 
 
 class Metrics:
     def __init__(self):
         self._lock = threading.Lock()
-        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {
-            (name, ()): 0 for name in ("reorgs_total", "orphaned_blocks_total", "blocks_total")}
+        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        self._up = 1
+        self.registry = CollectorRegistry(auto_describe=True)
+        self._families = {}
+        for name, (kind, help_text, labels) in FAMILIES.items():
+            if kind == "counter":
+                family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
+                                 registry=self.registry)
+            elif kind == "histogram":
+                family = Histogram(PREFIX + name, help_text, labels, buckets=LATENCY_BUCKETS,
+                                   registry=self.registry)
+            else:
+                family = Gauge(PREFIX + name, help_text, labels, registry=self.registry)
+            self._families[name] = family
+        self._families["up"].set_function(lambda: self._up)
+        self._families["last_verified_block_age_seconds"].set_function(self._age)
+        for health in ("healthy", "unhealthy"):
+            self._families["checks"].labels(health=health).set_function(
+                lambda health=health: self._count_health(health == "healthy"))
+
+    def _family(self, name: str, labels: dict[str, str]):
+        if name not in FAMILIES or name in _DERIVED:
+            raise KeyError(f"no settable metric {name!r}")
+        family = self._families[name]
+        return family.labels(**labels) if labels else family
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
         key = (name, tuple(sorted(labels.items())))
         with self._lock:
             self._values[key] = self._values.get(key, 0) + amount
+            self._family(name, labels).inc(amount)
+            if name == "rpc_errors_total":
+                self._up = 0
 
     def set(self, name: str, value: float, **labels: str) -> None:
         with self._lock:
             self._values[(name, tuple(sorted(labels.items())))] = value
+            self._family(name, labels).set(value)
+            if name in ("last_verified_block", "head_block"):
+                self._up = 1
+
+    def observe(self, name: str, value: float) -> None:
+        with self._lock:
+            self._family(name, {}).observe(value)
 
     def get(self, name: str, **labels: str) -> float | None:
+        """The value last set or counted (None if never): what the follower reads back."""
         with self._lock:
             return self._values.get((name, tuple(sorted(labels.items()))))
 
-    def render(self) -> str:
+    def _age(self) -> float:
+        stamp = self.get("last_verified_block_timestamp_seconds")
+        return float("nan") if stamp is None else max(time.time() - stamp, 0.0)
+
+    def _count_health(self, healthy: bool) -> int:
         with self._lock:
-            values = dict(self._values)
-        out = []
-        for name, (kind, help_text) in FAMILIES.items():
-            out.append(f"# HELP {PREFIX}{name} {help_text}")
-            out.append(f"# TYPE {PREFIX}{name} {kind}")
-            for (key, labels), value in sorted(values.items()):
-                if key != name:
-                    continue
-                shown = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
-                number = int(value) if float(value).is_integer() else value
-                out.append(f"{PREFIX}{name}{{{shown}}} {number}" if shown
-                           else f"{PREFIX}{name} {number}")
-        return "\n".join(out) + "\n"
+            return sum(1 for (name, _), value in self._values.items()
+                       if name == "check_healthy" and bool(value) is healthy)
+
+    def render(self) -> str:
+        return generate_latest(self.registry).decode()
 
 
 def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
@@ -82,7 +136,7 @@ def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
                 return
             body = metrics.render().encode()
             self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            self.send_header("Content-Type", CONTENT_TYPE_LATEST)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

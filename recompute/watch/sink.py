@@ -17,6 +17,8 @@ from recompute.watch.evaluate import Line
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics
 
+FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that retracts them
+
 
 class Sink:
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
@@ -26,6 +28,7 @@ class Sink:
         self.err = err or sys.stderr
         self.hook = hook
         self._lock = threading.Lock()
+        self._final_lines: dict[str, int] = {}  # block hash -> final lines written (recent)
 
     def _write(self, objects: list[dict]) -> None:
         text = "".join(json.dumps(o, separators=(", ", ": ")) + "\n" for o in objects)
@@ -54,6 +57,7 @@ class Sink:
             if line.final:
                 self.metrics.inc("final_verdicts_total", check=line.check,
                                  verdict=line.verdict.value)
+                self._count_final(line)
         self._write([line.to_json() for line in lines])
         if self.hook is not None:
             for line in lines:
@@ -64,7 +68,15 @@ class Sink:
         """Lines of a block that is now deep enough: written again with ``final: true``."""
         for line in lines:
             self.metrics.inc("final_verdicts_total", check=line.check, verdict=line.verdict.value)
+            self._count_final(line)
         self._write([line.to_json() for line in lines])
+
+    def _count_final(self, line: Line) -> None:
+        if line.hash is None:
+            return
+        self._final_lines[line.hash] = self._final_lines.get(line.hash, 0) + 1
+        while len(self._final_lines) > FINAL_MEMORY:  # oldest first (insertion order)
+            del self._final_lines[next(iter(self._final_lines))]
 
     def unverifiable(self, lines: list[Line]) -> None:
         """Lines about a block the node could not be asked about: never final, no hook."""
@@ -73,4 +85,7 @@ class Sink:
         self._write([line.to_json() for line in lines])
 
     def event(self, event: dict) -> None:
+        retracted = sum(self._final_lines.pop(h, 0) for h in event.get("final_orphaned", ()))
+        if retracted:
+            self.metrics.inc("retracted_final_lines_total", retracted)
         self._write([event])

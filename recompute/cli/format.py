@@ -1,0 +1,91 @@
+"""Values as a person reads them: checksummed addresses, values formatted by their type, aligned
+tables, never a Python repr. ``--json`` output does not come through here (it is unchanged).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from recompute.core.keccak import keccak256
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}\Z")
+
+
+def checksum(address: str | bytes) -> str:
+    """EIP-55 mixed-case checksum encoding: hex digit i is upper case when nibble i of
+    keccak256(lowercase hex) is 8 or more."""
+    text = address.hex() if isinstance(address, bytes) else address.lower().removeprefix("0x")
+    if len(text) != 40:
+        raise ValueError(f"not a 20-byte address: {address!r}")
+    digest = keccak256(text.encode("ascii")).hex()
+    return "0x" + "".join(c.upper() if int(h, 16) >= 8 else c
+                          for c, h in zip(text, digest[:40], strict=True))
+
+
+def plain(value: object) -> str:
+    """A JSON-able value (derived values, findings) for a person."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return checksum(value) if _ADDRESS.match(value) else value
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(plain(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {plain(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value, default=str)
+
+
+def _leaf(t, value: object, layout) -> str:
+    kind = t.kind
+    if kind == "udvt":
+        under = layout.underlying(t)
+        return _leaf(under, value, layout) if under is not None else str(value)
+    if kind in ("address", "contract"):
+        return checksum(value) if isinstance(value, str) and _ADDRESS.match(value) else str(value)
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "string":
+        if isinstance(value, dict):  # {"hex": ..., "invalid_utf8": true}
+            return f"{value.get('hex')} (not UTF-8)"
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)  # numbers (already decimal text), 0x-hex bytes
+
+
+def value_rows(layout, t, path: str, value: object) -> list[tuple[str, str, str]]:
+    """(path, type, value) rows for the JSON form of a decoded value of type ``t``: a struct
+    is expanded into one row per member, an array into one row per element."""
+    if t.kind == "struct" and isinstance(value, dict):
+        rows = []
+        for member in t.members:
+            if member.label in value:
+                rows += value_rows(layout, layout.type(member.type_id), f"{path}.{member.label}",
+                                   value[member.label])
+        return rows
+    if t.kind in ("static_array", "dynamic_array") and isinstance(value, list):
+        base = layout.type(t.base)
+        rows = []
+        for i, element in enumerate(value):
+            rows += value_rows(layout, base, f"{path}[{i}]", element)
+        if not value:
+            rows.append((path, t.label, "[] (empty)"))
+        return rows
+    return [(path, t.label, _leaf(t, value, layout))]
+
+
+def table(rows: list[tuple[str, ...]], headers: tuple[str, ...] | None = None,
+          indent: str = "") -> list[str]:
+    """Left-aligned columns, two spaces apart; the last column is never padded."""
+    every = ([headers] if headers else []) + [tuple(map(str, r)) for r in rows]
+    if not every:
+        return []
+    widths = [max(len(r[i]) for r in every) for i in range(len(every[0]) - 1)]
+    out = []
+    for row in every:
+        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)] + [row[-1]]
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
