@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
@@ -14,11 +15,13 @@ from recompute.sources.live import LiveSource
 
 
 def chain_options(command):
-    """--rpc (repeatable), --block, --block-hash, --quorum, --checkpoint, --json."""
+    """--rpc (repeatable), --block, --block-hash, --quorum, --checkpoint, --json, and the
+    light-client anchor's --beacon, --trusted-root, --network, --lc-store."""
     decorators = [
         click.option("--rpc", "rpcs", multiple=True, metavar="URL",
                      help="JSON-RPC endpoint (repeat for a quorum)."),
-        click.option("--block", metavar="N|latest", help="Block number, or latest."),
+        click.option("--block", metavar="N|latest",
+                     help="Block number, or latest (with --beacon also finalized, the default)."),
         click.option("--block-hash", metavar="H", help="Pin the block by your own trusted hash."),
         click.option("--quorum", type=int, metavar="K",
                      help="K of the --rpc endpoints must agree on the block hash."),
@@ -28,7 +31,7 @@ def chain_options(command):
     ]
     for decorator in reversed(decorators):
         command = decorator(command)
-    return command
+    return beacon_options(command)
 
 
 def sources_from(rpcs: tuple[str, ...]) -> list[LiveSource]:
@@ -40,6 +43,12 @@ def sources_from(rpcs: tuple[str, ...]) -> list[LiveSource]:
 def anchored_block(rpcs, block, block_hash, quorum, checkpoint) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
     sources = sources_from(rpcs)
+    light_client = light_client_request()
+    if light_client is not None:
+        if block_hash or checkpoint or quorum is not None or len(sources) > 1:
+            raise UsageError("--beacon is an anchor of its own: give one --rpc (for the "
+                             "proofs) and no --block-hash, --checkpoint or --quorum")
+        return light_client_anchor(sources[0], light_client, block)
     number = parse_block(block)
     pinned = parse_hash(block_hash, "--block-hash") if block_hash else None
     check = parse_hash(checkpoint, "--checkpoint") if checkpoint else None
