@@ -28,6 +28,7 @@ def _register_commands() -> None:
         demo_cmd,
         devnet_cmd,
         layout_cmd,
+        lightclient_cmd,
         proof_cmd,
         read_cmd,
         recipes_cmd,
