@@ -16,10 +16,17 @@ import threading
 import click
 
 from recompute.cli import cli
+from recompute.cli.beacon_options import (
+    LightClientSession,
+    beacon_options,
+    light_client_request,
+    parse_lc_block,
+)
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
+from recompute.lightclient.anchor import by_light_client, payload_header
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor
@@ -28,6 +35,7 @@ from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
+from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 
 RPC_TIMEOUT = 10.0  # a hung node should not hold a monitoring bot for long
@@ -72,6 +80,7 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--max-blocks", type=int, metavar="N", help="Follow mode: stop after N blocks.")
 @click.option("--workers", type=int, default=4, show_default=True, metavar="T",
               help="Range mode: blocks evaluated at once.")
+@beacon_options
 def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   block_hash, checkpoint, quorum, poll, max_backoff, max_blocks, workers):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
@@ -98,7 +107,12 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
+    light_client = light_client_request()
+    if light_client is not None and (pinned or check or quorum is not None or len(rpcs) > 1):
+        raise UsageError("--beacon is an anchor of its own: give one --rpc and no "
+                         "--block-hash, --checkpoint or --quorum")
     sources = [SharedSource(LiveSource(url, timeout=RPC_TIMEOUT)) for url in rpcs]
+    session = LightClientSession(light_client) if light_client is not None else None
 
     metrics = Metrics()
     sink = Sink(metrics)
@@ -113,19 +127,32 @@ def watch_command(rpcs, config_path, from_text, to_text, confirmations, metrics_
     evaluator = BlockEvaluator(checks)
 
     def anchor() -> AnchoredBlock:
+        if session is not None:  # the light client pins the first (or --to) block
+            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
+            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block)
         return anchor_block(sources, block="latest" if anchored_number is None
                             else anchored_number, block_hash=pinned, quorum=quorum,
                             checkpoint=check)
 
+    heads = None
+    if session is not None:
+        def signed() -> tuple:
+            store = session.sync()
+            return (payload_header(store.optimistic_execution()),
+                    payload_header(store.finalized_execution()))
+        heads = SignedHeads(signed)
     try:
         if last is None:
             Follower(evaluator, sink, anchor, first, confirmations=confirmations, poll=poll,
-                     max_backoff=max_backoff, max_blocks=max_blocks, stop=stop).run()
+                     max_backoff=max_backoff, max_blocks=max_blocks, stop=stop,
+                     heads=heads).run()
             code = EXIT_GOOD
         else:
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop)
     finally:
+        if session is not None:
+            session.close()
         if hook is not None:
             hook.close()
         if server is not None:
