@@ -8,10 +8,12 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
+from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
 from recompute.cli.options import sources_from
 from recompute.cli.recipes_cmd import RECIPES_OPTION, _pairs
-from recompute.core.errors import UsageError
+from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_hash
+from recompute.core.verdict import EXIT_UNVERIFIABLE
 from recompute.data import VECTORS
 from recompute.vectors import (
     capture_step,
@@ -33,8 +35,8 @@ def vectors_group():
 @vectors_group.command("capture")
 @click.argument("recipe_name", metavar="RECIPE")
 @click.option("--rpc", required=True, metavar="URL")
-@click.option("--block-hash", required=True, metavar="H", help="The block to pin (vectors are "
-              "always pinned by hash).")
+@click.option("--block-hash", metavar="H", help="The block to pin (vectors are always pinned "
+              "by hash), or --beacon: the light client's finalized block.")
 @click.option("--address", required=True, metavar="A")
 @click.option("--layout", "layout_name", metavar="L")
 @click.option("--param", "params", multiple=True, metavar="K=V")
@@ -43,13 +45,26 @@ def vectors_group():
 @click.option("--description", default="", metavar="TEXT")
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @RECIPES_OPTION
+@beacon_options
 def capture_command(recipe_name, rpc, block_hash, address, layout_name, params, expects, name,
                     description, out, recipe_paths):
     """Run a step live and write everything it consumed as one vector file."""
-    sources_from((rpc,))  # checks the URL
+    sources = sources_from((rpc,))  # checks the URL
     parse_address(address)
+    light_client = light_client_request()
+    if (block_hash is None) == (light_client is None):
+        raise UsageError("give --block-hash H or --beacon URL --trusted-root R (one of them)")
+    if light_client is not None:
+        try:
+            pinned = light_client_anchor(sources[0], light_client, None).hash
+        except Unverifiable as exc:
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+            sys.exit(EXIT_UNVERIFIABLE)
+        click.echo(f"pinned by the light client: 0x{pinned.hex()}")
+    else:
+        pinned = parse_hash(block_hash, "--block-hash")
     vector = capture_step(recipe_name, _pairs(params, "--param"), address, layout_name, rpc,
-                          parse_hash(block_hash, "--block-hash"), _pairs(expects, "--expect"),
+                          pinned, _pairs(expects, "--expect"),
                           name or out.stem, description, list(recipe_paths))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dumps(vector))
