@@ -122,6 +122,8 @@ class Follower:
                     return False  # not (yet) signed by the sync committee: no line about it
                 self._verify(by_parent_link(self.tip, raw))
                 return True
+        if self.heads is not None and self.heads.holds(self.tip):
+            return False  # the node's other branch is not signed: the tip stands
         self._reorg(latest)
         return True
 

@@ -32,7 +32,7 @@ class SignedHeads:
         self.refresh_store = refresh
         self.optimistic: PayloadHeader | None = None
         self.finalized: PayloadHeader | None = None
-        self.signed: dict[int, bytes] = {}  # number -> hash on the signed chain, at/above tip
+        self.signed: dict[int, bytes] = {}  # number -> hash on the signed chain, tip and up
 
     def refresh(self, source: ProofSource, tip: AnchoredBlock) -> None:
         optimistic, finalized = self.refresh_store()
@@ -44,7 +44,7 @@ class SignedHeads:
         finalized_at = {finalized.number: finalized.hash}
         parent, number = optimistic.parent_hash, optimistic.number - 1
         for _ in range(MAX_WALK):
-            if number <= tip.number:
+            if number < tip.number:
                 break
             if self.signed.get(number) == parent:  # known from the last walk
                 signed.update({n: h for n, h in self.signed.items() if n <= number})
@@ -74,6 +74,11 @@ class SignedHeads:
             return True
         self.refresh(source, tip)
         return self.signed.get(header.number) == header.hash
+
+    def holds(self, tip: AnchoredBlock) -> bool:
+        """Is ``tip`` still on the signed chain? Then a node's other branch is not a reorg
+        the watch follows (the committee has not moved off the tip)."""
+        return self.signed.get(tip.number) == tip.hash
 
     def covers(self, chain: Mapping[int, AnchoredBlock], number: int) -> bool:
         """Is the verified block ``number`` an ancestor of (or) the finalized block?"""

@@ -30,40 +30,59 @@ def block_json(url: str, number: int) -> dict:
     return rpc_call(url, "eth_getBlockByNumber", [hex(number), False])
 
 
-def fabricate_child(parent: dict) -> dict:
-    """A block numbered parent+1 with parent's state root, whose hash is its header's."""
-    child = copy.deepcopy(parent)
+def fabricate(parent: dict, like: dict, label: str) -> dict:
+    """A block on top of ``parent`` with ``like``'s state root, whose hash is its header's."""
+    child = copy.deepcopy(like)
     child.pop("hash")
     child["parentHash"] = parent["hash"]
     child["number"] = hex(int(parent["number"], 16) + 1)
     child["timestamp"] = hex(int(parent["timestamp"], 16) + 12)
-    child["extraData"] = "0x" + b"fabricated".hex()
+    child["extraData"] = "0x" + label.encode().hex()
     child["hash"] = "0x" + Header.from_rpc(child).hash.hex()
     return child
 
 
 class Fabricator:
-    """Rewrites the node's answers so that ``fake`` (a child of ``real``) is its head, with
-    proofs and receipts of ``real`` (so they verify against the fake's state root)."""
+    """Rewrites the node's answers so that ``fakes`` (by number) are its chain's top, with
+    proofs and receipts of the real block each copies (so they verify against its state
+    root). ``fakes = {}`` makes it honest."""
 
-    def __init__(self, real: dict):
-        self.real, self.fake, self.on = real, fabricate_child(real), True
+    def __init__(self, upstream: str):
+        self.upstream = upstream
+        self.fakes: dict[int, dict] = {}
+        self.real_of: dict[str, str] = {}  # fake hash -> the real block hash it copies
+
+    def lie(self, fakes: list[tuple[dict, dict]]) -> None:
+        self.real_of = {fake["hash"]: real["hash"] for fake, real in fakes}
+        self.fakes = {int(fake["number"], 16): fake for fake, _ in fakes}
+
+    def _real(self, param):
+        if isinstance(param, str):
+            return self.real_of.get(param, param)
+        if isinstance(param, dict) and "blockHash" in param:
+            return {**param, "blockHash": self.real_of.get(param["blockHash"],
+                                                           param["blockHash"])}
+        return param
 
     def __call__(self, method: str, params: list, reply: dict) -> dict:
-        if not self.on:
+        fakes = self.fakes
+        if not fakes:
             return reply
-        fake, number = self.fake, self.fake["number"]
-        if method == "eth_getBlockByNumber" and params[0] in ("latest", number):
-            return {**reply, "result": fake, "error": None} if "error" in reply else \
-                {**reply, "result": fake}
-        if method == "eth_getBlockByHash" and params[0] == fake["hash"]:
-            return {"jsonrpc": "2.0", "id": reply["id"], "result": fake}
-        if method in ("eth_getProof", "eth_getBlockReceipts") and fake["hash"] in str(params):
-            swapped = [self.real["hash"] if p == fake["hash"] else
-                       ({"blockHash": self.real["hash"]} if isinstance(p, dict) else p)
-                       for p in params]
-            return {"jsonrpc": "2.0", "id": reply["id"], "result": rpc_call(
-                self.upstream, method, swapped)}
+        top = fakes[max(fakes)]
+        if method == "eth_getBlockByNumber":
+            wanted = params[0]
+            fake = top if wanted == "latest" else fakes.get(int(wanted, 16)) \
+                if wanted.startswith("0x") else None
+            if fake is not None:
+                return {"jsonrpc": "2.0", "id": reply["id"], "result": fake}
+        by_hash = {fake["hash"]: fake for fake in fakes.values()}
+        if method == "eth_getBlockByHash" and params[0] in by_hash:
+            return {"jsonrpc": "2.0", "id": reply["id"], "result": by_hash[params[0]]}
+        if method in ("eth_getProof", "eth_getBlockReceipts"):
+            swapped = [self._real(p) for p in params]
+            if swapped != params:
+                return {"jsonrpc": "2.0", "id": reply["id"],
+                        "result": rpc_call(self.upstream, method, swapped)}
         return reply
 
 
@@ -76,16 +95,18 @@ def run(tmp_path_factory):
         head = int(rpc_call(node.url, "eth_blockNumber", []), 16)
         blocks = [block_json(node.url, n) for n in range(head + 1)]
         beacon = DevnetBeaconServer(blocks).start()
-        fabricator = Fabricator(blocks[-1])
-        fabricator.upstream = node.url
+        real_head = blocks[-1]
+        fake_child = fabricate(real_head, real_head, "fabricated child")
+        fabricator = Fabricator(node.url)
+        fabricator.lie([(fake_child, real_head)])
         proxy = RpcProxy(node.url, fabricator)
         config = write_config(tmp / "checks.toml", [honest_key_check(CHECK, manifest)])
         # the attack is real: without --beacon the fabricated child gets a GOOD line
         control = Watch("--rpc", proxy.url, "--config", str(config), "--poll", "0.1",
-                        "--block-hash", blocks[-1]["hash"], "--from", str(head))
+                        "--block-hash", real_head["hash"], "--from", str(head))
         try:
             fooled = control.wait_for(lambda ls: any(
-                x.get("hash") == fabricator.fake["hash"] for x in ls),
+                x.get("hash") == fake_child["hash"] for x in ls),
                 what="the control watch's line about the fabricated block")
         finally:
             control.kill()
@@ -94,11 +115,15 @@ def run(tmp_path_factory):
                       "0x" + beacon.trusted_block_root.hex(), "--network", "devnet")
         watch.wait_for(lambda ls: any(x.get("block") == head for x in ls),
                        what="the signed head's line")
-        # the node now serves the fabricated child as its head, for a while
+        time.sleep(3)  # the node serves the fabricated child as its head meanwhile
+        # then a fabricated branch beside the signed head: a sibling and a child of it
+        sibling = fabricate(blocks[-2], real_head, "fabricated sibling")
+        on_sibling = fabricate(sibling, real_head, "child of the sibling")
+        fabricator.lie([(sibling, real_head), (on_sibling, real_head)])
         time.sleep(3)
         during = watch.snapshot()
         # then the real next block: mined, signed by the committee; the node stops lying
-        fabricator.on = False
+        fabricator.lie([])
         rpc_call(node.url, "evm_mine", [])
         real_next = block_json(node.url, head + 1)
         beacon.add_blocks([real_next])
@@ -107,7 +132,8 @@ def run(tmp_path_factory):
                        what="the real next block's line and the head's final line")
         code = watch.stop()
         yield {"fooled": fooled, "watch": watch, "code": code, "head": head, "blocks": blocks,
-               "during": during, "fake": fabricator.fake, "real_next": real_next}
+               "during": during, "fakes": [fake_child, sibling, on_sibling],
+               "real_next": real_next}
         proxy.close()
         beacon.stop()
     finally:
@@ -120,14 +146,17 @@ def checks(lines):
     return [line for line in lines if "check" in line]
 
 
-def test_the_fabricated_child_never_gets_a_line(run):
-    fake = run["fake"]
-    assert [x["verdict"] for x in run["fooled"] if x.get("hash") == fake["hash"]] == [
+def test_fabricated_blocks_never_get_a_line(run):
+    fake_child, sibling, on_sibling = run["fakes"]
+    assert fake_child["parentHash"] == run["blocks"][-1]["hash"]
+    assert sibling["parentHash"] == run["blocks"][-2]["hash"]
+    assert [x["verdict"] for x in run["fooled"] if x.get("hash") == fake_child["hash"]] == [
         "VERIFIED-GOOD"]  # the control watch (no --beacon) was fooled
-    assert fake["parentHash"] == run["blocks"][-1]["hash"]
-    for line in checks(run["watch"].lines):
-        assert line["hash"] != fake["hash"], line
-    # while the node served it, nothing about block head+1 was written at all
+    fake_hashes = {fake["hash"] for fake in run["fakes"]}
+    for line in run["watch"].lines:
+        assert line.get("hash") not in fake_hashes, line
+        assert line.get("event") != "reorg", line  # the unsigned branch orphaned nothing
+    # while the node lied, nothing about block head+1 was written at all
     assert not [line for line in checks(run["during"]) if line["block"] == run["head"] + 1]
 
 
