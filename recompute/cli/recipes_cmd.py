@@ -7,6 +7,7 @@ import sys
 import click
 
 from recompute.cli import cli
+from recompute.cli.beacon_options import light_client_request
 from recompute.cli.options import anchored_block, chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
@@ -111,8 +112,8 @@ def _positional(recipe, args, rpcs, address, block, block_hash, given):
         if name in given:
             raise UsageError(f"{name} is given both as an argument and as --param {name}=")
         given[name] = value
-    if block is None and block_hash is None:
-        block = "latest"
+    if block is None and block_hash is None and light_client_request() is None:
+        block = "latest"  # (with --beacon the default stays the light client's finalized)
     return rpcs, address, block
 
 

@@ -78,5 +78,8 @@ def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: 
                     block: int | str | None = None) -> AnchoredBlock:
     """Anchor ``block`` (see module doc) by a synced store; proofs come from ``source``."""
     pinned, down_to = choose(store, block)
-    return by_payload_header(source, payload_header(pinned),
-                             evidence(store, trusted_root, pinned), down_to)
+    detail = evidence(store, trusted_root, pinned)
+    if not isinstance(block, int):  # a tag (finalized, safe, latest): who decided its block
+        detail["tag"] = block or "finalized"
+        detail["tag_decided_by"] = "light-client"
+    return by_payload_header(source, payload_header(pinned), detail, down_to)
