@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.header import Header
+from recompute.core.sealed import Sealed
 from recompute.core.source import BlockRef, ProofSource
 
 _SEAL = object()
@@ -67,10 +68,10 @@ class Anchor:
         return {"method": self.method, "trusts": self.trusts, **self.detail}
 
 
-class AnchoredBlock:
-    """A header whose hash has been tied to a pin by one of the methods above. ``header`` is
-    a full :class:`Header`, or a :class:`PayloadHeader` under ``light-client`` when the node
-    did not serve the block's header."""
+class AnchoredBlock(Sealed):
+    """A header whose hash has been tied to a pin by one of the methods above (read-only).
+    ``header`` is a full :class:`Header`, or a :class:`PayloadHeader` under ``light-client``
+    when the node did not serve the block's header."""
 
     __slots__ = ("header", "anchor", "chain_id", "source")
 
@@ -78,10 +79,8 @@ class AnchoredBlock:
                  source: ProofSource):
         if seal is not _SEAL:
             raise TypeError("AnchoredBlock is built by recompute.core.anchor only")
-        self.header = header
-        self.anchor = anchor
-        self.chain_id = chain_id
-        self.source = source  # the endpoint that agreed and will serve the proofs
+        # source: the endpoint that agreed and will serve the proofs
+        self._seal(header=header, anchor=anchor, chain_id=chain_id, source=source)
 
     @property
     def number(self) -> int:

@@ -14,43 +14,54 @@ descriptor files, generated from solc's ``storageLayout`` output, one per contra
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.data import LAYOUTS
 from recompute.layout.types import (
     KEY_KINDS,
+    DynamicArrayType,
+    MappingType,
     Member,
+    StaticArrayType,
+    StructType,
     TypeInfo,
-    _value_kind,
+    ValueKind,
+    ValueType,
     array_slots,
     parse_member,
     parse_type,
+    references,
+    value_kind,
 )
 
 FORMAT = "recompute-layout/1"
 HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Layout:
-    """A validated descriptor. ``document`` is its normalised JSON form."""
+    """A validated descriptor. ``document`` is its normalised JSON form; ``digest`` the sha256
+    of its canonical text, which names it exactly (two layouts of one contract name differ)."""
 
     contract: str | None
     compiler: str | None
     variables: tuple[Member, ...]
-    types: dict[str, TypeInfo]
-    document: dict = field(repr=False)
+    types: Mapping[str, TypeInfo]
+    document: dict[str, Any] = field(repr=False)
     origin: str = "<layout>"
 
     def type(self, type_id: str) -> TypeInfo:
         return self.types[type_id]
 
-    def underlying(self, t: TypeInfo) -> TypeInfo | None:
+    def underlying(self, t: TypeInfo) -> ValueType | None:
         """The value type a user-defined value type wraps, if the descriptor states it."""
-        if t.kind != "udvt" or t.underlying is None:
+        if not isinstance(t, ValueType) or t.kind is not ValueKind.UDVT or t.underlying is None:
             return None
         return _underlying_type(t, self.origin)
 
@@ -68,32 +79,38 @@ class Layout:
     def name(self) -> str:
         return self.contract or self.origin
 
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.dumps().encode()).hexdigest()
+
     def dumps(self) -> str:
         return dumps(self.document)
 
 
-def dumps(document: dict) -> str:
+def dumps(document: dict[str, Any]) -> str:
     """The canonical text of a descriptor: sorted keys, indent 2, ASCII, trailing newline."""
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
 
-def _underlying_type(t: TypeInfo, origin: str) -> TypeInfo:
-    kind, bits = _value_kind(t.underlying, t.underlying)
-    if kind in ("udvt", "function_internal", "function_external") or (
-        bits is not None and bits != t.size * 8
-    ):
+_NOT_UNDERLYING = (ValueKind.UDVT, ValueKind.FUNCTION_INTERNAL, ValueKind.FUNCTION_EXTERNAL)
+
+
+def _underlying_type(t: ValueType, origin: str) -> ValueType:
+    assert t.underlying is not None
+    kind, bits = value_kind(t.underlying, t.underlying)
+    if kind in _NOT_UNDERLYING or (bits is not None and bits != t.size * 8):
         raise UsageError(
             f"{origin}: types[{t.id!r}] underlying {t.underlying!r} is not a {t.size}-byte "
             "elementary value type"
         )
-    return TypeInfo(t.underlying, "inplace", t.underlying.removeprefix("t_"), t.size, kind)
+    return ValueType(t.underlying, t.underlying.removeprefix("t_"), t.size, kind)
 
 
-def _check_place(m: Member, types: dict[str, TypeInfo], where: str, origin: str) -> None:
+def _check_place(m: Member, types: Mapping[str, TypeInfo], where: str, origin: str) -> None:
     if m.type_id not in types:
         raise UsageError(f"{origin}: {where} ({m.label}) refers to unknown type {m.type_id!r}")
     t = types[m.type_id]
-    if t.is_value:
+    if isinstance(t, ValueType):
         if m.offset + t.size > 32:
             raise UsageError(
                 f"{origin}: {where} ({m.label}) offset {m.offset} + {t.size} bytes crosses "
@@ -103,21 +120,20 @@ def _check_place(m: Member, types: dict[str, TypeInfo], where: str, origin: str)
         raise UsageError(f"{origin}: {where} ({m.label}) a {t.kind} must start a slot (offset 0)")
 
 
-def parse_descriptor(document, origin: str = "<layout>") -> Layout:
-    """Validate a descriptor document and build a :class:`Layout`; UsageError on any defect."""
+def _header(document: Any, origin: str) -> tuple[str | None, str | None, list[Any], dict[str, Any]]:
     if not isinstance(document, dict):
         raise UsageError(f"{origin}: a layout descriptor must be a JSON object")
     if document.get("format") != FORMAT:
         raise UsageError(
-            f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r}); "
+            f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r:.60}); "
             "create one with `recompute layout import`"
         )
     unknown = sorted(set(document) - set(HEADER_KEYS))
     if unknown:
-        raise UsageError(f"{origin}: unknown top-level keys {unknown}")
+        raise UsageError(f"{origin}: unknown top-level keys {unknown}"[:300])
     contract = document.get("contract")
     if contract is not None and (not isinstance(contract, str) or ":" not in contract):
-        raise UsageError(f"{origin}: contract must be 'SOURCE:NAME', got {contract!r}")
+        raise UsageError(f"{origin}: contract must be 'SOURCE:NAME', got {contract!r:.80}")
     compiler = document.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise UsageError(f"{origin}: compiler must be a string or null")
@@ -127,33 +143,23 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
         raise UsageError(f"{origin}: 'storage' must be a list")
     if not isinstance(types_raw, dict):
         raise UsageError(f"{origin}: 'types' must be an object")
+    return contract, compiler, storage_raw, types_raw
+
+
+def parse_descriptor(document: Any, origin: str = "<layout>") -> Layout:
+    """Validate a descriptor document and build a :class:`Layout`; UsageError on any defect."""
+    contract, compiler, storage_raw, types_raw = _header(document, origin)
     types = {tid: parse_type(tid, raw, origin) for tid, raw in types_raw.items()}
     variables = tuple(
         parse_member(v, f"storage[{i}]", origin) for i, v in enumerate(storage_raw)
     )
     for i, v in enumerate(variables):
         _check_place(v, types, f"storage[{i}]", origin)
+    _check_no_cycle(types, origin)
     for t in types.values():
-        where = f"types[{t.id!r}]"
-        for ref in (t.key, t.value, t.base):
-            if ref is not None and ref not in types:
-                raise UsageError(f"{origin}: {where} refers to unknown type {ref!r}")
-        if t.kind == "mapping" and types[t.key].kind not in KEY_KINDS:
-            raise UsageError(f"{origin}: {where} a {types[t.key].kind} cannot be a mapping key")
-        if t.kind == "udvt" and t.underlying is not None:
-            _underlying_type(t, origin)
-        if t.kind == "struct":
-            end = 0
-            for j, m in enumerate(t.members):
-                _check_place(m, types, f"{where}.members[{j}]", origin)
-                mt = types[m.type_id]
-                end = max(end, m.slot + (1 if mt.is_value else mt.size // 32))
-            if end * 32 != t.size:
-                raise UsageError(
-                    f"{origin}: {where} members span {end} slots but numberOfBytes is {t.size}"
-                )
+        _check_type(t, types, origin)
     for t in types.values():  # after the structs, so a wrong struct size is named as such
-        if t.kind == "static_array":
+        if isinstance(t, StaticArrayType):
             need = array_slots(types[t.base], t.length) * 32
             if need != t.size:
                 raise UsageError(
@@ -163,10 +169,78 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
     return Layout(contract, compiler, variables, types, _normalise(document, types), origin)
 
 
-def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
+def _check_type(t: TypeInfo, types: Mapping[str, TypeInfo], origin: str) -> None:
+    """References exist, mapping keys are key types, struct members fit the struct."""
+    where = f"types[{t.id!r}]"
+    if isinstance(t, StructType):
+        for j, m in enumerate(t.members):
+            _check_place(m, types, f"{where}.members[{j}]", origin)
+    for ref in references(t):
+        if ref not in types:
+            raise UsageError(f"{origin}: {where} refers to unknown type {ref!r:.120}")
+    match t:
+        case MappingType(key=key) if types[key].kind not in KEY_KINDS:
+            raise UsageError(f"{origin}: {where} a {types[key].kind} cannot be a mapping key")
+        case ValueType(kind=ValueKind.UDVT, underlying=str()):
+            _underlying_type(t, origin)
+        case StructType(members=members):
+            end = max(m.slot + _slots_of(types[m.type_id]) for m in members)
+            if end * 32 != t.size:
+                raise UsageError(
+                    f"{origin}: {where} members span {end} slots but numberOfBytes is {t.size}"
+                )
+
+
+def _slots_of(t: TypeInfo) -> int:
+    return 1 if isinstance(t, ValueType) else t.size // 32
+
+
+def _in_place(t: TypeInfo) -> tuple[str, ...]:
+    """The types laid out *inside* ``t`` (struct members, a static array's elements): a type
+    reached again only through these would occupy infinite storage."""
+    match t:
+        case StructType(members=members):
+            return tuple(m.type_id for m in members)
+        case StaticArrayType(base=base):
+            return (base,)
+        case _:
+            return ()
+
+
+def _check_no_cycle(types: Mapping[str, TypeInfo], origin: str) -> None:
+    """No type may contain itself in place. Solidity allows a type to refer to itself only
+    through storage laid out elsewhere (``struct S { S[] children; mapping(uint => S) m; }``);
+    a struct holding itself, or a static array holding itself, directly or through other
+    in-place types, cannot come from solc and would make sizing or reading it endless, so it is
+    refused here. So is a dynamic array whose element is itself. The search is iterative, so a
+    crafted chain of types cannot exhaust the stack."""
+    for t in types.values():
+        if isinstance(t, DynamicArrayType) and t.base == t.id:
+            raise UsageError(f"{origin}: types[{t.id!r}] contains itself (an array of itself)")
+    done: set[str] = set()
+    for start in types:
+        if start in done:
+            continue
+        path = [start]
+        stack = [iter(_in_place(types[start]))]
+        while stack:
+            ref = next(stack[-1], None)
+            if ref is None:
+                stack.pop()
+                done.add(path.pop())
+            elif ref in path:
+                cycle = [*path[path.index(ref):], ref]
+                raise UsageError(f"{origin}: types[{ref!r}] contains itself "
+                                 f"({' → '.join(cycle)})"[:400])
+            elif ref in types and ref not in done:  # an unknown one is named by _check_type
+                path.append(ref)
+                stack.append(iter(_in_place(types[ref])))
+
+
+def _normalise(document: dict[str, Any], parsed: Mapping[str, TypeInfo]) -> dict[str, Any]:
     """Numbers as solc writes them: slot and numberOfBytes decimal strings, offset an int."""
 
-    def place(m: dict) -> dict:
+    def place(m: dict[str, Any]) -> dict[str, Any]:
         out = dict(m)
         out["slot"] = str(int(m["slot"]))
         out["offset"] = int(m["offset"])
@@ -176,7 +250,7 @@ def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
     for tid, raw in document["types"].items():
         entry = dict(raw)
         entry["numberOfBytes"] = str(int(raw["numberOfBytes"]))
-        if parsed[tid].kind == "struct":
+        if isinstance(parsed[tid], StructType):
             entry["members"] = [place(m) for m in raw["members"]]
         types[tid] = entry
     return {
@@ -195,7 +269,7 @@ def bundled_layouts() -> list[str]:
     return sorted(p.stem for p in LAYOUTS.glob("*.json") if p.name not in not_layouts)
 
 
-def _read_json(path: Path):
+def _read_json(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -232,7 +306,7 @@ def load_layout(name_or_path: str | Path) -> Layout:
 
 # --- importing solc output -----------------------------------------------------------------
 
-def _bare(layout, origin: str) -> tuple[list, dict]:
+def _bare(layout: Any, origin: str) -> tuple[list[Any], dict[str, Any]]:
     if not isinstance(layout, dict) or not isinstance(layout.get("storage"), list) or not (
         isinstance(layout.get("types"), dict) or layout.get("types") is None
     ):
@@ -241,13 +315,14 @@ def _bare(layout, origin: str) -> tuple[list, dict]:
     return layout["storage"], layout.get("types") or {}
 
 
-def _declared_contract(storage: list) -> str | None:
+def _declared_contract(storage: list[Any]) -> str | None:
     """solc stamps every storage entry with the contract being compiled (the most derived)."""
     names = {v.get("contract") for v in storage if isinstance(v, dict)}
     return names.pop() if len(names) == 1 else None
 
 
-def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[str, dict]:
+def _from_standard_json(doc: dict[str, Any], contract: str | None,
+                        origin: str) -> tuple[str, Any]:
     found = {}
     for source, contracts in (doc.get("contracts") or {}).items():
         if not isinstance(contracts, dict):
@@ -282,7 +357,7 @@ def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[s
                      f"(choices: {', '.join(sorted(found))})")
 
 
-def import_layout(input_json, contract: str | None = None, compiler: str | None = None,
+def import_layout(input_json: Any, contract: str | None = None, compiler: str | None = None,
                   origin: str | None = None) -> Layout:
     """Build a descriptor from solc output.
 
