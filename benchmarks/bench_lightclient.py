@@ -13,9 +13,16 @@ Timed, best of --repeat:
       read the authenticated execution header;
   (d) the whole sync through the beacon client over loopback HTTP (fixture server:
       bootstrap, 6 period updates, finality, optimistic);
+  (g) pin a block through the CLI path (recompute.cli.beacon_options.light_client_anchor:
+      beacon client, sync, the light-client anchor): on the mainnet set (an anvil that does not
+      have the block serves the proofs, so its header is not served) and on the devnet beacon
+      chain over an anvil chain (the header is fetched and re-hashed);
+  (h) ``recompute proof --beacon`` as a process on that devnet chain (interpreter start-up
+      included);
 baselines:
   (e) the raw BLS call: one pairing check on an already aggregated key (lower bound);
-  (f) py_ecc's FastAggregateVerify of the same aggregate (pure Python; one run).
+  (f) py_ecc's FastAggregateVerify of the same aggregate (pure Python; one run);
+  (i) the block-hash anchor of the same devnet block, in process and as a process.
 Last line: one JSON object with the figures (milliseconds).
 """
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,8 +41,15 @@ sys.path.insert(0, str(ROOT))
 
 from py_arkworks_bls12381 import GT, G1Point, G2Point  # noqa: E402
 
-from recompute.devnet.beacon import FixtureBeaconServer  # noqa: E402
+from recompute.cli.beacon_options import (  # noqa: E402
+    LightClientRequest,
+    light_client_anchor,
+)
+from recompute.core.anchor import anchor_block  # noqa: E402
+from recompute.devnet.anvil import Anvil, rpc_call  # noqa: E402
+from recompute.devnet.beacon import DevnetBeaconServer, FixtureBeaconServer  # noqa: E402
 from recompute.lightclient import (  # noqa: E402
+    DEVNET,
     MAINNET,
     bls,
     bootstrap,
@@ -44,6 +59,7 @@ from recompute.lightclient import (  # noqa: E402
 )
 from recompute.lightclient.proofs import sync_committee_signing_root  # noqa: E402
 from recompute.sources.beacon import BeaconClient, sync_light_client  # noqa: E402
+from recompute.sources.live import LiveSource  # noqa: E402
 
 SET = ROOT / "tests" / "fixtures" / "light-client" / "helios-mainnet-capella"
 
@@ -135,6 +151,8 @@ def main() -> None:
 
     t_raw = best(args.repeat, raw_check)
 
+    cli_path = pin_through_the_cli(args.repeat, trusted)
+
     t_py_ecc = None
     if not args.no_py_ecc:
         from py_ecc.bls import G2ProofOfPossession
@@ -152,6 +170,7 @@ def main() -> None:
         "full_sync_over_http_ms": round(t_http * 1e3, 2),
         "raw_pairing_check_ms": round(t_raw * 1e3, 2),
         "py_ecc_signature_check_ms": None if t_py_ecc is None else round(t_py_ecc * 1e3, 1),
+        **cli_path,
     }
     print(f"machine: {os.cpu_count()} cores; helios mainnet capella set, 512-key committees, "
           f"best of {args.repeat}")
@@ -165,7 +184,67 @@ def main() -> None:
     if t_py_ecc is not None:
         print(f"(f) py_ecc FastAggregateVerify      {figures['py_ecc_signature_check_ms']:>9} ms"
               f"   (b/f: {t_py_ecc / t_verify:.0f}x faster)")
+    print(f"(g) pin through the CLI path, mainnet {figures['cli_pin_mainnet_ms']:>9} ms"
+          f"   (devnet {figures['cli_pin_devnet_ms']} ms; (i) block-hash anchor "
+          f"{figures['block_hash_anchor_devnet_ms']} ms)")
+    added = figures["process_proof_beacon_ms"] - figures["process_proof_block_hash_ms"]
+    print(f"(h) recompute proof --beacon process {figures['process_proof_beacon_ms']:>8} ms"
+          f"   ((i) --block-hash {figures['process_proof_block_hash_ms']} ms: the light "
+          f"client adds {added:.0f} ms)")
     print(json.dumps(figures))
+
+
+def pin_through_the_cli(repeat: int, trusted: bytes) -> dict:
+    """(g), (h) and (i): see the module doc."""
+    with Anvil() as node:
+        for _ in range(4):
+            rpc_call(node.url, "evm_mine", [])
+        head = int(rpc_call(node.url, "eth_blockNumber", []), 16)
+        blocks = [rpc_call(node.url, "eth_getBlockByNumber", [hex(n), False])
+                  for n in range(head + 1)]
+        source = LiveSource(node.url)
+        with FixtureBeaconServer(SET, MAINNET) as mainnet:
+            request = LightClientRequest(mainnet.url, trusted, MAINNET)
+
+            def mainnet_pin():
+                block = light_client_anchor(source, request, None)
+                assert block.number == 17923026
+
+            t_mainnet = best(repeat, mainnet_pin)
+        with DevnetBeaconServer(blocks) as devnet:
+            request = LightClientRequest(devnet.url, devnet.trusted_block_root, DEVNET)
+            pinned = bytes.fromhex(blocks[-2]["hash"][2:])
+
+            def devnet_pin():  # the devnet server signs each answer: its time is in here
+                assert light_client_anchor(source, request, None).hash == pinned
+
+            def block_hash_pin():
+                assert anchor_block([source], block_hash=pinned).hash == pinned
+
+            t_devnet = best(repeat, devnet_pin)
+            t_block_hash = best(repeat, block_hash_pin)
+            account = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+            common = [sys.executable, "-m", "recompute", "proof", "--rpc", node.url,
+                      "--address", account, "--slot", "0"]
+            beacon = ["--beacon", devnet.url, "--trusted-root",
+                      "0x" + devnet.trusted_block_root.hex(), "--network", "devnet"]
+
+            def process(extra):
+                def run():
+                    done = subprocess.run(common + extra, capture_output=True, cwd=ROOT,
+                                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                    assert done.returncode == 0, done.stdout + done.stderr
+                return run
+
+            t_process_beacon = best(repeat, process(beacon))
+            t_process_hash = best(repeat, process(["--block-hash", blocks[-2]["hash"]]))
+    return {
+        "cli_pin_mainnet_ms": round(t_mainnet * 1e3, 2),
+        "cli_pin_devnet_ms": round(t_devnet * 1e3, 2),
+        "block_hash_anchor_devnet_ms": round(t_block_hash * 1e3, 2),
+        "process_proof_beacon_ms": round(t_process_beacon * 1e3, 1),
+        "process_proof_block_hash_ms": round(t_process_hash * 1e3, 1),
+    }
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                          "views; stop."),
     "devnet": ("devnet_cmd", "Start or stop the devnet: anvil with the reference registries and "
                              "a scripted history."),
+    "lightclient": ("lightclient_cmd", "The consensus light client behind the light-client "
+                                       "anchor (--beacon)."),
     "layout": ("layout_cmd", "Storage-layout descriptors: import from solc output, show, derive "
                              "slots."),
     "proof": ("proof_cmd", "Prove an account and storage slots against a pinned header "

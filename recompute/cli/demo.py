@@ -11,6 +11,7 @@ UNVERIFIABLE. Stops the devnet at the end.
 from __future__ import annotations
 
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,8 +21,11 @@ from recompute.core.prover import prove_account
 from recompute.data import FIXTURE_CHAIN
 from recompute.devnet.lifecycle import down, up
 from recompute.layout import load_layout, read_all
+from recompute.lightclient import DEVNET
+from recompute.lightclient.anchor import by_light_client
 from recompute.recipes.framework import load_recipes
 from recompute.recipes.runner import step
+from recompute.sources.beacon import BeaconClient, sync_light_client
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
 
@@ -129,6 +133,27 @@ def _swarm_steps(demo: Demo, manifest: dict) -> None:
               "roster of the lying registry's swarm", layout="swarm-registry-lying")
 
 
+def run_light_client_part(manifest: dict, echo: Callable[[str], None]) -> None:
+    """A block pinned by the light client (the devnet's beacon side), then proven."""
+    beacon = manifest["beacon"]
+    root = bytes.fromhex(beacon["trusted_root"][2:])
+    with BeaconClient(beacon["url"]) as client:
+        store = sync_light_client(client, DEVNET, root,
+                                  current_slot=DEVNET.slot_at_time(time.time()))
+    block = by_light_client(LiveSource(manifest["rpc"]), store, root)
+    contract = manifest["contracts"]["AgentMeditationRegistry"]
+    account = prove_account(block, bytes.fromhex(contract[2:]), [0])
+    signers, size = store.last_participation
+    echo(f"VERIFIED-GOOD  block {block.number} pinned by the light client (trusted root "
+         f"{_short(beacon['trusted_root'])}, finalized beacon slot "
+         f"{store.finalized_header.slot}, {signers}/{size} of the sync committee signed): "
+         f"AgentMeditationRegistry slot 0 = {account.storage[0]:#x}")
+    echo(f"  = recompute proof --rpc {manifest['rpc']} --beacon {beacon['url']} --trusted-root "
+         f"{beacon['trusted_root']} --network devnet --address {contract} --slot 0")
+    echo("  (the devnet's sync committee keys come from a public seed: this shows the "
+         "light-client anchor end to end, not a real chain's consensus)")
+
+
 def run_geth_part(echo: Callable[[str], None]) -> None:
     with FixtureNode(FIXTURE_CHAIN) as node:
         head = anchor_block([LiveSource(node.url)], block="latest")
@@ -163,6 +188,8 @@ def run(echo: Callable[[str], None] = print) -> int:
                  f"{len(manifest['moments'])} named moments; every block below is pinned by "
                  "its hash\n")
             findings = run_devnet_part(manifest, echo)
+            echo("\nLight-client anchor: the block pinned by the beacon chain's sync committee")
+            run_light_client_part(manifest, echo)
         finally:
             down(Path(state))
     echo("")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import click
 
+from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
@@ -103,16 +104,19 @@ def _bundle(command, decorators, names: tuple[str, ...]):
 
 def chain_options(command):
     """-r/--rpc-url (repeatable), --rpc-timeout, -b/--block, --block-hash, --quorum,
-    --checkpoint, --json. The command receives ``chain`` (a :class:`Chain`) and ``as_json``."""
+    --checkpoint, --json, and the light-client anchor's --beacon, --trusted-root, --network,
+    --lc-store. The command receives ``chain`` (a :class:`Chain`) and ``as_json``; the
+    light-client options stay in the click context (:func:`light_client_request`)."""
     decorators = [
         *_rpc_options(" (repeat for a quorum)"),
         click.option("-b", "--block", metavar="N|TAG",
-                     help=f"Block number (decimal or 0x-hex) or tag: {', '.join(BLOCK_TAGS)}."),
+                     help=f"Block number (decimal or 0x-hex) or tag: {', '.join(BLOCK_TAGS)} "
+                          "(with --beacon, finalized is the default)."),
         *_anchor_options(),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
-    return _bundle(command, decorators, names)
+    return beacon_options(_bundle(command, decorators, names))
 
 
 def connection_options(command):
@@ -142,6 +146,13 @@ def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> lis
 
 def anchored_block(chain: Chain) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
+    light_client = light_client_request()
+    if light_client is not None:
+        if chain.block_hash or chain.checkpoint or chain.quorum is not None \
+                or len(chain.urls()) > 1:
+            raise UsageError("--beacon is an anchor of its own: give one --rpc (for the "
+                             "proofs) and no --block-hash, --checkpoint or --quorum")
+        return light_client_anchor(chain.sources()[0], light_client, chain.block)
     number = parse_block(chain.block)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None

@@ -34,6 +34,14 @@ def anchor_lines(block: AnchoredBlock) -> list[str]:
         f"state root 0x{block.state_root.hex()}",
         f"anchor {block.anchor.method}: trusts {block.anchor.trusts}",
     ]
+    if block.anchor.method == "light-client":
+        lc = block.anchor.detail
+        lines.append(
+            f"light client ({lc['network']}): trusted root {lc['trusted_root']}, finalized "
+            f"beacon slot {lc['finalized_beacon_slot']} {lc['finalized_beacon_root']}, "
+            f"sync-committee period {lc['sync_committee_period']}, participation "
+            f"{lc['participation']}; execution header from the node: {lc['execution_header']}"
+        )
     if block.anchor.method == "single-rpc":
         lines.append(
             "warning: single-rpc: the node itself said which block this is; pin it with "

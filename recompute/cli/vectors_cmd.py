@@ -8,11 +8,13 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
+from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.options import single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
-from recompute.core.errors import UsageError
+from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_hash
+from recompute.core.verdict import EXIT_UNVERIFIABLE
 from recompute.data import VECTORS
 from recompute.vectors import (
     capture_step,
@@ -34,6 +36,7 @@ def vectors_group():
 @vectors_group.command("capture")
 @click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
 @single_rpc_options
+@beacon_options
 @click.option("--address", required=True, metavar="A")
 @click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout)
 @click.option("--param", "params", multiple=True, metavar="K=V")
@@ -46,13 +49,24 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
                     description, out, recipe_paths):
     """Run a step live and write everything it consumed as one vector file.
 
-    A vector is always pinned by hash: give --block-hash H, or -b N|TAG and the node's hash
-    for that block is pinned (said on stderr).
+    A vector is always pinned by hash: give --block-hash H; or -b N|TAG and the node's hash
+    for that block is pinned (said on stderr); or --beacon URL --trusted-root R and the light
+    client's block (finalized unless -b says latest or N) is pinned.
     """
     (source,) = _one_source(chain)
     parse_address(address)
     params, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
-    if chain.block_hash is not None:
+    light_client = light_client_request()
+    if light_client is not None:
+        if chain.block_hash is not None:
+            raise UsageError("--beacon pins the block itself; give it or --block-hash, not both")
+        try:
+            pinned = light_client_anchor(source, light_client, chain.block).hash
+        except Unverifiable as exc:
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+            sys.exit(EXIT_UNVERIFIABLE)
+        click.echo(f"pinned by the light client: 0x{pinned.hex()}")
+    elif chain.block_hash is not None:
         if chain.block is not None:
             raise UsageError("--block-hash pins the block itself; give it or -b/--block, not both")
         pinned = parse_hash(chain.block_hash, "--block-hash")
@@ -62,7 +76,8 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
         click.echo(f"pinning block {anchored.number} 0x{pinned.hex()} as the node named it "
                    f"for --block {chain.block}", err=True)
     else:
-        raise UsageError("give --block-hash H (or -b/--block N|TAG to pin the node's hash)")
+        raise UsageError("give --block-hash H, -b/--block N|TAG (to pin the node's hash) or "
+                         "--beacon URL --trusted-root R")
     vector = capture_step(recipe_name, params, address, layout_name, source.label, pinned,
                           expect, name or out.stem, description, list(recipe_paths),
                           timeout=chain.timeout())

@@ -16,11 +16,18 @@ import threading
 import click
 
 from recompute.cli import cli
+from recompute.cli.beacon_options import (
+    LightClientSession,
+    beacon_options,
+    light_client_request,
+    parse_lc_block,
+)
 from recompute.cli.options import connection_options
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
+from recompute.lightclient.anchor import by_light_client, payload_header
 from recompute.sources.cache import SharedSource
 from recompute.watch.auditor import Auditor
 from recompute.watch.config import load_config
@@ -28,6 +35,7 @@ from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
+from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
 
@@ -81,6 +89,7 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
 @click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
+@beacon_options
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   webhook_url, webhook_format, poll, max_backoff, max_blocks, workers,
                   processes, cluster, store_path, resume, segment_blocks):
@@ -109,7 +118,16 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
+    light_client = light_client_request()
+    if light_client is not None and (pinned or check or quorum is not None
+                                     or len(chain.urls()) > 1):
+        raise UsageError("--beacon is an anchor of its own: give one --rpc and no "
+                         "--block-hash, --checkpoint or --quorum")
+    if light_client is not None and (processes or cluster or store_path):
+        raise UsageError("--beacon does not combine with --processes, --cluster or --store yet: "
+                         "audit with one process, or pin the range with --block-hash")
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
+    session = LightClientSession(light_client) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
 
@@ -129,10 +147,20 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     evaluator = BlockEvaluator(checks)
 
     def anchor() -> AnchoredBlock:
+        if session is not None:  # the light client pins the first (or --to) block
+            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
+            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block)
         return anchor_block(sources, block="latest" if anchored_number is None
                             else anchored_number, block_hash=pinned, quorum=quorum,
                             checkpoint=check)
 
+    heads = None
+    if session is not None:
+        def signed() -> tuple:
+            store = session.sync()
+            return (payload_header(store.optimistic_execution()),
+                    payload_header(store.finalized_execution()))
+        heads = SignedHeads(signed)
     store = None
     try:
         if stored_follow:
@@ -140,7 +168,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
         if last is None and not (resume and not stored_follow):
             follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
-                                stop=stop)
+                                stop=stop, heads=heads)
             if store is not None:
                 _continue_after_final(follower, store, sources, sink)
             follower.run()
@@ -160,6 +188,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     finally:
         if store is not None:
             store.close()
+        if session is not None:
+            session.close()
         if hook is not None:
             hook.close()
         if server is not None:

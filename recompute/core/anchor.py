@@ -8,6 +8,8 @@ The four ways of the trust core (README §Trust model):
 ``checkpoint``  from a trusted hash at or above N, parentHash links are walked down to N,
                 every header re-hashed on the way.
 ``single-rpc``  nothing pinned: the one node is trusted for the header (said plainly).
+``light-client`` the beacon chain's sync committee pinned the block (recompute.lightclient
+                builds the :class:`PayloadHeader` and calls :func:`by_payload_header`).
 
 Only this module builds an :class:`AnchoredBlock`; everything downstream takes one.
 """
@@ -32,7 +34,26 @@ TRUSTS = {
     "checkpoint": "the checkpoint hash you pinned (every header down to the block re-hashed)",
     "single-rpc": "the node itself, for which block this is: nothing was pinned",
     "parent-link": "the anchored block below which it lies: parentHash links re-hashed",
+    "light-client": "the trusted beacon block root and 2/3 of each period's sync committee "
+                    "(the node is not asked which block this is)",
 }
+
+
+@dataclass(frozen=True)
+class PayloadHeader:
+    """An execution block's fields as a consensus proof authenticates them, without the rest
+    of its RLP header (docs/lightclient.md §What a pinned block is): ``hash`` is the block
+    hash, and state root, receipts root, logs bloom, number and timestamp are the ones the
+    hash commits to. Its attribute names are :class:`Header`'s, so an :class:`AnchoredBlock`
+    holds either; only a full ``Header`` can be re-hashed."""
+
+    hash: bytes
+    parent_hash: bytes
+    state_root: bytes
+    receipts_root: bytes
+    logs_bloom: bytes
+    number: int
+    timestamp: int
 
 
 @dataclass(frozen=True)
@@ -49,11 +70,14 @@ class Anchor:
 
 
 class AnchoredBlock(Sealed):
-    """A header whose hash has been tied to a pin by one of the anchor methods (read-only)."""
+    """A header whose hash has been tied to a pin by one of the methods above (read-only).
+    ``header`` is a full :class:`Header`, or a :class:`PayloadHeader` under ``light-client``
+    when the node did not serve the block's header."""
 
     __slots__ = ("header", "anchor", "chain_id", "source")
 
-    def __init__(self, seal, header: Header, anchor: Anchor, chain_id: int, source: ProofSource):
+    def __init__(self, seal, header: Header | PayloadHeader, anchor: Anchor, chain_id: int,
+                 source: ProofSource):
         if seal is not _SEAL:
             raise TypeError("AnchoredBlock is built by recompute.core.anchor only")
         # source: the endpoint that agreed and will serve the proofs
@@ -207,6 +231,43 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
         "endpoint": parent.source.label,
     })
     return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+
+
+def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict,
+                      down_to: int | None = None) -> AnchoredBlock:
+    """The block a consensus proof pinned (``light-client``: see
+    :mod:`recompute.lightclient.anchor`), or the block ``down_to`` below it by re-hashed
+    parentHash links. The node is not asked which block this is: proofs are checked against
+    ``payload.state_root`` / ``receipts_root`` as authenticated. The node's header is asked
+    for once, as a cross-check: when served it must hash to ``payload.hash``
+    (``header-mismatch``); a node that does not serve it does not stop a verdict."""
+    header: Header | PayloadHeader = payload
+    try:
+        raw = source.block_by_hash(payload.hash)
+    except Unverifiable as exc:
+        if exc.reason == "rpc-malformed":
+            raise
+        raw, served = None, f"not served ({exc.reason})"
+    else:
+        served = "not served (unknown to the node)"
+    if raw is not None:
+        fetched = Header.from_rpc(raw)
+        if fetched.hash != payload.hash:
+            raise Unverifiable(
+                "header-mismatch",
+                f"{source.label} returned for the light client's block {payload.number} a "
+                f"header that hashes to 0x{fetched.hash.hex()}, not 0x{payload.hash.hex()}",
+            )
+        header, served = fetched, "re-hashed to the block hash"
+    detail = {**detail, "execution_header": served}
+    top = AnchoredBlock(_SEAL, header, Anchor("light-client", detail), source.chain_id(),
+                        source)
+    if down_to is None or down_to == payload.number:
+        return top
+    walked = ancestors(top, down_to)[-1]
+    anchor = Anchor("light-client", {**detail, "pinned_number": payload.number,
+                                     "headers_walked": payload.number - down_to})
+    return AnchoredBlock(_SEAL, walked.header, anchor, top.chain_id, source)
 
 
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:

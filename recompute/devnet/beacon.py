@@ -262,12 +262,21 @@ class DevnetBeaconServer(_BeaconHTTP):
         self._signers = network.sync_committee_size if signers is None else signers
         self._committees: dict[int, _Committee] = {}
         self._version = network.fork_at_slot(1).name
+        self._slots_per_block = slots_per_block
         self.blocks: list[_Block] = []
         for index, block in enumerate(blocks):
             self._add_block(index, 1 + index * slots_per_block, block)
         self.trusted_block_root = self.blocks[0].root
         last = self.blocks[-1]
         self.current_slot = int(last.header.slot) + 1  # the last signature's slot
+
+    def add_blocks(self, blocks: Sequence[Mapping[str, object]]) -> None:
+        """Extend the chain by the next execution blocks (the devnet's new blocks): each is
+        signed, the one before it finalized."""
+        for block in blocks:
+            slot = int(self.blocks[-1].header.slot) + self._slots_per_block
+            self._add_block(len(self.blocks), slot, block)
+        self.current_slot = int(self.blocks[-1].header.slot) + 1
 
     # -- chain building --------------------------------------------------------------------
 

@@ -11,12 +11,17 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from recompute.core.errors import RecomputeError, UsageError
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
+from recompute.lightclient.params import DEVNET
+
+BEACON_START_TIMEOUT = 60.0
 
 DEFAULT_STATE_DIR = Path(".devnet")
 
@@ -94,14 +99,81 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
             raise
         manifest["port"] = node.port
     manifest["state_dir"] = str(state_dir.resolve())
+    try:
+        manifest["beacon"] = start_beacon(state_dir, node.url)
+    except DevnetError:
+        node.stop()
+        (state_dir / "anvil.pid").unlink(missing_ok=True)
+        raise
     (state_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     node.process = None  # detached: it outlives us; `down` stops it by pid
     return manifest, True
 
 
+def start_beacon(state_dir: Path, rpc: str) -> dict:
+    """Start the devnet's beacon side detached (recompute/devnet/beacon_serve.py): a beacon
+    light-client API signing the anvil chain's blocks with the devnet's sync committee, whose
+    keys come from a fixed public seed (say so wherever a devnet pin is shown)."""
+    out = state_dir / "beacon.json"
+    out.unlink(missing_ok=True)
+    with open(state_dir / "beacon.log", "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "recompute.devnet.beacon_serve", "--rpc", rpc, "--out",
+             str(out)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+    (state_dir / "beacon.pid").write_text(f"{process.pid}\n")
+    deadline = time.monotonic() + BEACON_START_TIMEOUT
+    while not out.is_file():
+        if process.poll() is not None or time.monotonic() > deadline:
+            _stop_pid(process.pid, 5.0)
+            raise DevnetError(f"the devnet beacon server did not start; see "
+                              f"{state_dir / 'beacon.log'}")
+        time.sleep(0.05)
+    served = json.loads(out.read_text())
+    return {
+        "url": served["url"],
+        "trusted_root": served["trusted_root"],
+        "network": "devnet",
+        "genesis_validators_root": "0x" + DEVNET.genesis_validators_root.hex(),
+        "fork_versions": {fork.name: "0x" + fork.version.hex() for fork in DEVNET.forks},
+        "keys": "the devnet's own sync committee keys, from a fixed public seed "
+                "(recompute/devnet/beacon.py): a devnet pin proves nothing about a real chain",
+    }
+
+
+def _stop_pid(pid: int, timeout: float) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            waited, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            waited = 0
+        if waited == pid or not _pid_alive(pid):
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+
+
+def _stop_beacon(state_dir: Path) -> None:
+    pid_file = state_dir / "beacon.pid"
+    if pid_file.is_file():
+        try:
+            pid = int(pid_file.read_text().strip())
+        except ValueError:
+            pid = None
+        if pid is not None and _pid_alive(pid):
+            _stop_pid(pid, 5.0)
+        pid_file.unlink(missing_ok=True)
+
+
 def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
     """Stop the devnet of ``state_dir``; False when none was running."""
     state_dir = Path(state_dir)
+    _stop_beacon(state_dir)
     pid = running_pid(state_dir)
     if pid is None:
         (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any

@@ -68,6 +68,7 @@ class ExecutionHeader:
     parent_hash: bytes
     state_root: bytes
     receipts_root: bytes
+    logs_bloom: bytes
     block_number: int
     timestamp: int
     beacon_slot: int
@@ -94,6 +95,7 @@ def execution_header(network: Network, header: LightClientHeader,
         parent_hash=bytes(execution.parent_hash),
         state_root=bytes(execution.state_root),
         receipts_root=bytes(execution.receipts_root),
+        logs_bloom=bytes(execution.logs_bloom),
         block_number=int(execution.block_number),
         timestamp=int(execution.timestamp),
         beacon_slot=header.slot,

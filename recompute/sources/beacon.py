@@ -320,8 +320,10 @@ def _hex(value: object, where: str, size: int) -> bytes:
 
 
 def sync_light_client(client: BeaconClient, network: Network, trusted_block_root: bytes, *,
-                      current_slot: int, check_genesis: bool = True) -> LightClientStore:
-    """Bootstrap from ``trusted_block_root`` and follow the sync committee up to
+                      current_slot: int, check_genesis: bool = True,
+                      resume: LightClientStore | None = None) -> LightClientStore:
+    """Bootstrap from ``trusted_block_root`` (or go on from ``resume``, a store synced from
+    it earlier: recompute.lightclient.persist) and follow the sync committee up to
     ``current_slot``'s period, then apply the node's latest finality and optimistic updates.
 
     Returns the store; ``store.finalized_execution()`` is the pinned execution block.
@@ -332,7 +334,19 @@ def sync_light_client(client: BeaconClient, network: Network, trusted_block_root
         if genesis.genesis_validators_root != network.genesis_validators_root:
             raise invalid(f"the beacon node's genesis_validators_root "
                           f"0x{genesis.genesis_validators_root.hex()} is not {network.name}'s")
-    store = bootstrap(trusted_block_root, client.bootstrap(trusted_block_root, network), network)
+    if resume is not None:
+        store = resume
+    else:
+        store = bootstrap(trusted_block_root, client.bootstrap(trusted_block_root, network),
+                          network)
+    return catch_up(client, store, current_slot=current_slot)
+
+
+def catch_up(client: BeaconClient, store: LightClientStore, *,
+             current_slot: int) -> LightClientStore:
+    """Period updates up to ``current_slot``'s period, then the latest finality and
+    optimistic updates (the part of a sync that is repeated to follow the chain)."""
+    network = store.network
     target = network.period_at_slot(current_slot)
     for _ in range(max(0, target - store.sync_period) + 1):
         if store.sync_period > target:

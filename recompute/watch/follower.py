@@ -30,6 +30,7 @@ from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
+from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 
 WINDOW = 1024  # verified blocks kept for finding a fork point
@@ -47,7 +48,9 @@ class Follower:
     def __init__(self, evaluator: BlockEvaluator, sink: Sink,
                  anchor_first: Callable[[], AnchoredBlock], first_number: int | None = None, *,
                  confirmations: int = 2, poll: float = 1.0, max_backoff: float = 30.0,
-                 max_blocks: int | None = None, stop: threading.Event | None = None):
+                 max_blocks: int | None = None, stop: threading.Event | None = None,
+                 heads: SignedHeads | None = None):
+        self.heads = heads  # --beacon: only signed heads are evaluated, finality by the LC
         self.evaluator = evaluator
         self.sink = sink
         self.anchor_first = anchor_first
@@ -99,6 +102,8 @@ class Follower:
             self._verify(self.anchor_first())
             return True
         source = self.tip.source
+        if self.heads is not None:
+            self.heads.refresh(source, self.tip)  # the light client follows the chain too
         raw = source.block_by_number("latest")
         if raw is None:
             raise Unverifiable("rpc-malformed", f"{source.label} has no latest block")
@@ -111,9 +116,14 @@ class Follower:
             raw = source.block_by_number(self.tip.number + 1)
             if raw is None:
                 return False
-            if Header.from_rpc(raw).parent_hash == self.tip.hash:
+            child = Header.from_rpc(raw)
+            if child.parent_hash == self.tip.hash:
+                if self.heads is not None and not self.heads.admits(source, self.tip, child):
+                    return False  # not (yet) signed by the sync committee: no line about it
                 self._verify(by_parent_link(self.tip, raw))
                 return True
+        if self.heads is not None and self.heads.holds(self.tip):
+            return False  # the node's other branch is not signed: the tip stands
         self._reorg(latest)
         return True
 
@@ -129,7 +139,7 @@ class Follower:
             del self.chain[number]
         self.tip = block
         self.verified += 1
-        if self.confirmations == 0:
+        if self.confirmations == 0 and self.heads is None:
             lines = [line.as_final() for line in lines]
         else:
             self.pending[block.number] = lines
@@ -151,12 +161,20 @@ class Follower:
         if anchor.method == "single-rpc":
             self.sink.note("warning: single-rpc: the node itself said which block this is; pin "
                            "it with --block-hash, --checkpoint or a --quorum of endpoints")
+        if self.heads is not None:
+            self.sink.note("watch: each next block is evaluated once the sync committee has "
+                           "signed it (at or below the light client's optimistic header, linked "
+                           "by parentHash); lines are final when its finalized header covers them")
+            return
         self.sink.note("watch: each next block is anchored by its parentHash link to the last "
                        f"verified one; lines are final {self.confirmations} block(s) deep")
 
     def _finalize(self) -> None:
         for number in sorted(self.pending):
-            if self.tip.number - number < self.confirmations:
+            if self.heads is not None:
+                if not self.heads.covers(self.chain, number):
+                    break
+            elif self.tip.number - number < self.confirmations:
                 break
             self.metrics.set("last_final_block", number)
             self.sink.finalized([line.as_final() for line in self.pending.pop(number)])

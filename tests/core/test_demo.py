@@ -21,5 +21,8 @@ def test_demo_runs_the_devnet_and_exposes_the_liars():
     assert "rosterMet(bytes32) says roster_met=True, proven storage says False" in out
     # geth's own answers for the fixture account: balance 0x76 = 118, slot 0 = 0x38
     assert "balance 118, slot 0 = 0x38" in out
+    # the light-client anchor end to end on the devnet's beacon side (32/32 devnet signers)
+    assert "pinned by the light client" in out and "32/32 of the sync committee signed" in out
+    assert "recompute proof --rpc" in out and "--network devnet" in out
     assert "UNVERIFIABLE   a node that lies about that slot (rpc-inconsistent)" in out
     assert out.rstrip().endswith("The devnet was stopped.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from recompute.devnet.anvil import rpc_call
 from tests.cli import run_cli
@@ -19,6 +20,7 @@ def test_up_down_resume_and_a_second_up(tmp_path):
         saved = json.loads((tmp_path / "dn" / "manifest.json").read_text())
         assert saved["moments"] == manifest["moments"]
         head = rpc_call(manifest["rpc"], "eth_getBlockByNumber", ["latest", False])
+        _check_beacon_side(manifest, head)
 
         again = run_cli("devnet", "up", "--state-dir", state)
         assert again.returncode == 0
@@ -36,8 +38,44 @@ def test_up_down_resume_and_a_second_up(tmp_path):
         same_head = rpc_call(back["rpc"], "eth_getBlockByNumber", [head["number"], False])
         assert same_head["hash"] == head["hash"]
         assert back["moments"] == manifest["moments"]
+        # the beacon side came back over the same chain: the same trusted root
+        assert back["beacon"]["trusted_root"] == manifest["beacon"]["trusted_root"]
     finally:
         run_cli("devnet", "down", "--state-dir", state)
+
+
+def _check_beacon_side(manifest: dict, head: dict) -> None:
+    """The devnet's beacon side signs the anvil chain's blocks, new ones included; a proof
+    pinned by it is GOOD (expected value: the node's own eth_getStorageAt)."""
+    beacon = manifest["beacon"]
+    assert beacon["network"] == "devnet" and "public seed" in beacon["keys"]
+    assert beacon["fork_versions"]["electra"] == "0xdec0de05"
+    lc = ["--beacon", beacon["url"], "--trusted-root", beacon["trusted_root"],
+          "--network", "devnet"]
+    synced = run_cli("lightclient", "sync", *lc, "--json")
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    summary = json.loads(synced.stdout)
+    number = int(head["number"], 16)
+    assert summary["optimistic"]["block_hash"] == head["hash"]  # the head is signed
+    assert summary["finalized"]["block_number"] == number - 1
+    rpc_call(manifest["rpc"], "evm_mine", [])
+    mined = rpc_call(manifest["rpc"], "eth_getBlockByNumber", ["latest", False])
+    deadline = time.monotonic() + 20
+    while True:
+        summary = json.loads(run_cli("lightclient", "sync", *lc, "--json").stdout)
+        if summary["optimistic"]["block_hash"] == mined["hash"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert summary["optimistic"]["block_hash"] == mined["hash"]  # a new block is signed too
+    contract = manifest["contracts"]["AgentMeditationRegistry"]
+    want = int(rpc_call(manifest["rpc"], "eth_getStorageAt", [contract, "0x0", hex(number)]),
+               16)
+    proof = run_cli("proof", "--rpc", manifest["rpc"], *lc, "--address", contract,
+                    "--expect", f"0={want:#x}", "--json")
+    assert proof.returncode == 0, proof.stdout + proof.stderr
+    out = json.loads(proof.stdout)
+    assert out["evidence"]["block"]["number"] == number  # finalized: the block below the head
+    assert out["evidence"]["anchor"]["method"] == "light-client"
 
 
 def test_two_fresh_devnets_have_identical_block_hashes(tmp_path):

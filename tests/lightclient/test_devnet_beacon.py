@@ -144,5 +144,6 @@ def test_execution_header_is_minted_only_by_the_light_client():
 
     with pytest.raises(TypeError):
         ExecutionHeader(block_hash=bytes(32), parent_hash=bytes(32), state_root=bytes(32),
-                        receipts_root=bytes(32), block_number=1, timestamp=1, beacon_slot=1,
+                        receipts_root=bytes(32), logs_bloom=bytes(256), block_number=1,
+                        timestamp=1, beacon_slot=1,
                         beacon_root=bytes(32), finalized=True)

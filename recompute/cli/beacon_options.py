@@ -1,0 +1,171 @@
+"""The ``light-client`` anchor's options and the sync behind them (docs/lightclient.md).
+
+``--beacon URL --trusted-root 0x… [--network mainnet|sepolia|holesky|devnet|FILE]
+[--lc-store PATH]`` on every command that anchors. The options are kept in the click context
+(``ctx.meta``), not passed as parameters, so a command's signature does not change: the
+shared anchoring (:func:`recompute.cli.options.anchored_block`) and ``watch`` read them with
+:func:`light_client_request`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.errors import UsageError
+from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.source import ProofSource
+from recompute.lightclient import LightClientStore, Network, load_network, network_by_name
+from recompute.lightclient.anchor import TAGS, by_light_client
+from recompute.lightclient.persist import MAX_STORE_BYTES, store_from_json, store_to_json
+from recompute.sources.beacon import BeaconClient, catch_up, check_beacon_url, sync_light_client
+
+_META = "recompute.light_client"
+
+
+@dataclass(frozen=True)
+class LightClientRequest:
+    beacon: str
+    trusted_root: bytes
+    network: Network
+    store_path: Path | None = None
+
+
+def _keep(ctx: click.Context, param: click.Parameter, value):
+    ctx.meta.setdefault(_META, {})[param.name] = value
+    return value
+
+
+def beacon_options(command):
+    """--beacon, --trusted-root, --network, --lc-store (kept in the click context)."""
+    decorators = [
+        click.option("--beacon", metavar="URL", expose_value=False, callback=_keep,
+                     help="Beacon node REST API: pin the block by the light client "
+                          "(the light-client anchor; needs --trusted-root)."),
+        click.option("--trusted-root", metavar="0x…", expose_value=False, callback=_keep,
+                     help="The beacon block root you trust (weak-subjectivity checkpoint)."),
+        click.option("--network", "lc_network", metavar="NAME|FILE", expose_value=False,
+                     callback=_keep,
+                     help="mainnet (default), sepolia, holesky, devnet, or a network file."),
+        click.option("--lc-store", metavar="PATH", expose_value=False, callback=_keep,
+                     help="Keep the light client's sync state here between runs."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+def light_client_request() -> LightClientRequest | None:
+    """The light-client options of the running command, parsed; None without --beacon."""
+    ctx = click.get_current_context(silent=True)
+    given = ctx.meta.get(_META, {}) if ctx is not None else {}
+    beacon = given.get("beacon")
+    others = [option for name, option in (("trusted_root", "--trusted-root"),
+                                          ("lc_network", "--network"), ("lc_store", "--lc-store"))
+              if given.get(name) is not None]
+    if beacon is None:
+        if others:
+            raise UsageError(f"{others[0]} goes with --beacon URL (the light-client anchor)")
+        return None
+    check_beacon_url(beacon)
+    if given.get("trusted_root") is None:
+        raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you trust)")
+    root = parse_hash(given["trusted_root"], "--trusted-root")
+    store = given.get("lc_store")
+    return LightClientRequest(beacon, root, parse_network(given.get("lc_network")),
+                              Path(store) if store else None)
+
+
+def parse_network(text: str | None) -> Network:
+    if text is None:
+        return network_by_name("mainnet")
+    if "/" in text or text.endswith(".json") or Path(text).is_file():
+        return load_network(text)
+    return network_by_name(text)
+
+
+def parse_lc_block(text: str | None) -> int | str | None:
+    """--block under the light client: N, finalized (the default), safe or latest."""
+    if text is None or text in TAGS:
+        return text
+    if text == "earliest":
+        raise UsageError("--block earliest: the light client pins blocks from its checkpoint "
+                         "on; give N, finalized, safe or latest")
+    return parse_block(text)
+
+
+# ---- the sync, with the store kept on disk ------------------------------------------------
+
+
+def load_store(request: LightClientRequest) -> LightClientStore | None:
+    """The store kept at --lc-store, if there is one (bounded; refused in one line when it
+    is for another trusted root or network)."""
+    path = request.store_path
+    if path is None or not path.exists():
+        return None
+    try:
+        if path.stat().st_size > MAX_STORE_BYTES:
+            raise UsageError(f"--lc-store {path} is larger than {MAX_STORE_BYTES} bytes")
+        document = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"--lc-store {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--lc-store {path} is not JSON ({exc})") from None
+    return store_from_json(document, request.network, request.trusted_root,
+                           f"--lc-store {path}")
+
+
+def save_store(request: LightClientRequest, store: LightClientStore) -> None:
+    path = request.store_path
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(store_to_json(store, request.trusted_root)))
+    os.replace(temporary, path)  # a reader sees the old store or the new one, whole
+
+
+class LightClientSession:
+    """One beacon client and the store synced through it; ``refresh()`` follows the chain
+    (the next finality and optimistic updates), saving the store to --lc-store each time."""
+
+    def __init__(self, request: LightClientRequest, clock=time.time):
+        self.request = request
+        self.clock = clock
+        self.client = BeaconClient(request.beacon)
+        self.store: LightClientStore | None = None
+
+    def current_slot(self) -> int:
+        return self.request.network.slot_at_time(self.clock())
+
+    def sync(self) -> LightClientStore:
+        if self.store is None:
+            self.store = sync_light_client(self.client, self.request.network,
+                                           self.request.trusted_root,
+                                           current_slot=self.current_slot(),
+                                           resume=load_store(self.request))
+        else:
+            self.store = catch_up(self.client, self.store, current_slot=self.current_slot())
+        save_store(self.request, self.store)
+        return self.store
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def light_client_anchor(source: ProofSource, request: LightClientRequest,
+                        block_text: str | None) -> AnchoredBlock:
+    """Sync, then anchor ``--block`` (finalized by default) by the light client."""
+    block = parse_lc_block(block_text)
+    session = LightClientSession(request)
+    try:
+        store = session.sync()
+    finally:
+        session.close()
+    return by_light_client(source, store, request.trusted_root, block)

@@ -1,0 +1,83 @@
+"""``recompute lightclient sync``: the light client alone, showing what it authenticated.
+
+Exit 0 when synced (the finalized and optimistic execution headers are printed), 2 with the
+reason when not (docs/lightclient.md), 64 for a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from recompute.cli import cli
+from recompute.cli.beacon_options import LightClientSession, beacon_options, light_client_request
+from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.verdict import EXIT_GOOD, EXIT_UNVERIFIABLE
+from recompute.lightclient import ExecutionHeader
+
+
+@cli.group("lightclient")
+def lightclient_group():
+    """The consensus light client behind the light-client anchor (--beacon)."""
+
+
+def _header_json(header: ExecutionHeader) -> dict:
+    return {
+        "block_number": header.block_number,
+        "block_hash": "0x" + header.block_hash.hex(),
+        "parent_hash": "0x" + header.parent_hash.hex(),
+        "state_root": "0x" + header.state_root.hex(),
+        "receipts_root": "0x" + header.receipts_root.hex(),
+        "timestamp": header.timestamp,
+        "beacon_slot": header.beacon_slot,
+        "beacon_root": "0x" + header.beacon_root.hex(),
+        "finalized": header.finalized,
+    }
+
+
+@lightclient_group.command("sync")
+@beacon_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def sync_command(as_json):
+    """Sync from --trusted-root and print the authenticated execution headers."""
+    request = light_client_request()
+    if request is None:
+        raise UsageError("give --beacon URL --trusted-root 0x… (the beacon node and your "
+                         "checkpoint)")
+    session = LightClientSession(request)
+    try:
+        store = session.sync()
+        finalized, optimistic = store.finalized_execution(), store.optimistic_execution()
+    except Unverifiable as exc:
+        if as_json:
+            click.echo(json.dumps({"synced": False, "reason": exc.reason, "detail": exc.detail},
+                                  indent=2))
+        else:
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+        sys.exit(EXIT_UNVERIFIABLE)
+    finally:
+        session.close()
+    signers, size = store.last_participation or (None, None)
+    summary = {
+        "synced": True,
+        "network": store.network.name,
+        "trusted_root": "0x" + request.trusted_root.hex(),
+        "sync_committee_period": store.sync_period,
+        "participation": None if signers is None else f"{signers}/{size}",
+        "finalized": _header_json(finalized),
+        "optimistic": _header_json(optimistic),
+    }
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        click.echo(f"SYNCED {store.network.name} from trusted root {summary['trusted_root']}: "
+                   f"sync-committee period {store.sync_period}, participation "
+                   f"{summary['participation']}")
+        for name, header in (("finalized", finalized), ("optimistic", optimistic)):
+            click.echo(f"{name:<10} block {header.block_number} 0x{header.block_hash.hex()} "
+                       f"(beacon slot {header.beacon_slot} 0x{header.beacon_root.hex()})")
+            click.echo(f"{'':<10} state root 0x{header.state_root.hex()}, timestamp "
+                       f"{header.timestamp}")
+    sys.exit(EXIT_GOOD)

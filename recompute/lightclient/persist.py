@@ -1,0 +1,118 @@
+"""A light-client store as JSON, so a bot resumes where it stopped instead of replaying from
+the checkpoint on every start (``--lc-store``; docs/lightclient.md §Sync state on disk).
+
+What is kept is what the sync protocol needs to go on (altair sync-protocol
+§LightClientStore): the finalized header, the current sync committee and the next one (all
+zero when not known yet), with the trusted root and the network the store was synced from.
+Pure: the CLI reads and writes the file (bounded); this module checks the document.
+
+The file is the user's own state, not outside data: it is trusted as a cache of work already
+verified, like the checkpoint itself. Still, a document whose trusted root or network is not
+the one asked for is refused in one line (``UsageError``), and the finalized header's
+execution branch is checked again on load.
+"""
+
+from __future__ import annotations
+
+from recompute.lightclient.errors import UsageError, one_line
+from recompute.lightclient.params import LC_FORKS, Network
+from recompute.lightclient.proofs import is_valid_light_client_header
+from recompute.lightclient.ssz import (
+    CAPELLA_EXECUTION_FIELDS,
+    EXECUTION_FIELDS,
+    LightClientHeader,
+    SyncCommittee,
+    _committee,
+    _header,
+)
+from recompute.lightclient.sync import LightClientStore
+
+FORMAT = "recompute-lc-store.v1"
+MAX_STORE_BYTES = 1 << 20  # a mainnet store (two 512-key committees) is ~110 KiB
+_KEYS = {"format", "network", "genesis_validators_root", "trusted_root", "version",
+         "finalized_header", "current_sync_committee", "next_sync_committee"}
+
+
+def _hex(data: bytes) -> str:
+    return "0x" + bytes(data).hex()
+
+
+def header_json(header: LightClientHeader, version: str) -> dict:
+    """A LightClientHeader in the beacon API's JSON form (the decoders' inverse)."""
+    execution = header.execution
+    names = CAPELLA_EXECUTION_FIELDS if version == "capella" else EXECUTION_FIELDS
+    out = {}
+    for name in names:
+        value = getattr(execution, name)
+        out[name] = str(int(value)) if isinstance(value, int) else _hex(bytes(value))
+    beacon = header.beacon
+    return {
+        "beacon": {
+            "slot": str(int(beacon.slot)),
+            "proposer_index": str(int(beacon.proposer_index)),
+            "parent_root": _hex(beacon.parent_root),
+            "state_root": _hex(beacon.state_root),
+            "body_root": _hex(beacon.body_root),
+        },
+        "execution": out,
+        "execution_branch": [_hex(node) for node in header.execution_branch],
+    }
+
+
+def committee_json(committee: SyncCommittee) -> dict:
+    return {"pubkeys": [_hex(key) for key in committee.pubkeys],
+            "aggregate_pubkey": _hex(committee.aggregate_pubkey)}
+
+
+def store_to_json(store: LightClientStore, trusted_root: bytes) -> dict:
+    network = store.network
+    version = network.fork_at_slot(store.finalized_header.slot).name
+    return {
+        "format": FORMAT,
+        "network": network.name,
+        "genesis_validators_root": _hex(network.genesis_validators_root),
+        "trusted_root": _hex(trusted_root),
+        "version": version,
+        "finalized_header": header_json(store.finalized_header, version),
+        "current_sync_committee": committee_json(store.current_sync_committee),
+        "next_sync_committee": committee_json(store.next_sync_committee),
+    }
+
+
+def store_from_json(document: object, network: Network, trusted_root: bytes,
+                    where: str = "--lc-store") -> LightClientStore:
+    """The store a :func:`store_to_json` document holds, for ``network`` and ``trusted_root``
+    only. Every problem is one line (``UsageError``: the file is the user's)."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise UsageError(f"{where} is not a {FORMAT} document")
+    if set(document) != _KEYS:
+        raise UsageError(f"{where}: expected exactly the keys {', '.join(sorted(_KEYS))}")
+    if document["trusted_root"] != _hex(trusted_root):
+        raise UsageError(f"{where} was synced from trusted root "
+                         f"{one_line(str(document['trusted_root']), 70)}, not "
+                         f"{_hex(trusted_root)}: give its root, or another --lc-store")
+    if (document["network"] != network.name
+            or document["genesis_validators_root"] != _hex(network.genesis_validators_root)):
+        raise UsageError(f"{where} is for network {one_line(str(document['network']), 40)}, "
+                         f"not {network.name}")
+    version = document["version"]
+    if version not in LC_FORKS:
+        raise UsageError(f"{where}: version {one_line(str(version), 20)!r} is not one of "
+                         f"{', '.join(LC_FORKS)}")
+    try:
+        header = _header(document["finalized_header"], f"{where}.finalized_header", version)
+        if network.fork_at_slot(header.slot).name != version:
+            raise UsageError(f"{where}: the finalized header's fork is not {version!r}")
+        current = _committee(document["current_sync_committee"],
+                             f"{where}.current_sync_committee", network)
+        following = _committee(document["next_sync_committee"],
+                               f"{where}.next_sync_committee", network)
+    except UsageError:
+        raise
+    except Exception as error:  # the decoders' rpc-malformed: here a bad file
+        raise UsageError(f"{where}: {getattr(error, 'detail', error)}") from None
+    if not is_valid_light_client_header(network, header):
+        raise UsageError(f"{where}: the finalized header's execution branch does not verify")
+    return LightClientStore(network=network, finalized_header=header,
+                            current_sync_committee=current, next_sync_committee=following,
+                            optimistic_header=header)
