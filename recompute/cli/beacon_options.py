@@ -21,7 +21,13 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.source import ProofSource
-from recompute.lightclient import LightClientStore, Network, load_network, network_by_name
+from recompute.lightclient import (
+    NETWORKS,
+    LightClientStore,
+    Network,
+    load_network,
+    network_by_name,
+)
 from recompute.lightclient.anchor import TAGS, by_light_client
 from recompute.lightclient.persist import MAX_STORE_BYTES, store_from_json, store_to_json
 from recompute.sources.beacon import BeaconClient, catch_up, check_beacon_url, sync_light_client
@@ -85,6 +91,8 @@ def light_client_request() -> LightClientRequest | None:
 def parse_network(text: str | None) -> Network:
     if text is None:
         return network_by_name("mainnet")
+    if text in NETWORKS:  # a built-in name wins over a file of that name
+        return NETWORKS[text]
     if "/" in text or text.endswith(".json") or Path(text).is_file():
         return load_network(text)
     return network_by_name(text)
