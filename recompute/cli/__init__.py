@@ -36,7 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                            "(EIP-1186)."),
     "read": ("read_cmd", "Prove and decode storage variables by path, e.g. "
                          "'checkpoints[0xab..][2]'."),
-    "recipes": ("recipes_cmd", "List every recipe with its parameters."),
+    "recipes": ("recipes_cmd", "List every recipe (or those whose name contains FILTER) with its "
+                               "parameters and its short positional form."),
     "step": ("recipes_cmd", "Run one recipe at one anchored block: prove, decode, re-derive, "
                             "judge."),
     "vectors": ("vectors_cmd", "Capture a step as a self-contained vector; verify vectors "

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 
-from eth_abi import encode as abi_encode
-
+from recompute.core.abiword import encode_static as abi_encode
 from recompute.core.keccak import keccak256
 from recompute.recipes.amm import (
     TAG_LAYER_COMMITMENT,
