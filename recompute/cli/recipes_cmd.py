@@ -10,7 +10,7 @@ import click
 from recompute.cli import cli
 from recompute.cli.beacon_options import light_client_request
 from recompute.cli.complete import complete_layout, complete_recipe
-from recompute.cli.format import checksum, plain, table
+from recompute.cli.format import checksum, plain
 from recompute.cli.options import chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
@@ -115,7 +115,8 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
                  f"{outcome.evidence['proof_requests']} eth_getProof call(s), "
                  f"{outcome.evidence['receipts_proven']} block(s) of receipts")
     derived = outcome.evidence["derived"]
-    lines += table([(key, "=", plain(value)) for key, value in derived.items()], indent="    ")
+    width = max((len(key) for key in derived), default=0)
+    lines += [f"    {key:<{width}} = {plain(value)}" for key, value in derived.items()]
     if compare_views:
         views = outcome.evidence.get("views", [])
         compared = [v for v in views if "skipped" not in v]
