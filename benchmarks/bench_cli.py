@@ -12,7 +12,8 @@ Setup: a fresh anvil with a HeadroomMeter whose envelope is the ERC-8312 thread'
       ``python -c pass`` (the interpreter's own start);
   (c) recompute-kit's ``recompute-step`` with the same arguments when ``cast`` is on PATH
       (its verifier shells out to it), else "skipped";
-  (d) in process: anchor + step, against the same 3 requests over one kept-alive session;
+  (d) in process: anchor + step with a fresh source (nothing carried from the run before)
+      on a kept-alive connection, against the same 3 requests over one kept-alive session;
   (e) step_many over --keys independent ``struct:`` keys: eth_getProof calls and time,
       against the layout route (``shape=headroom``, the same slots by layout paths).
 The last line is one JSON object with every figure.
@@ -76,9 +77,9 @@ def run(*argv: str, code: int = 0) -> None:
 
 def raw_three(session: requests.Session, url: str, address: str, keys: list[str]) -> None:
     def ask(method, params):
-        reply = session.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method,
-                                        "params": params})
-        return reply.json()["result"]
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        reply = session.post(url, data=body, headers={"Content-Type": "application/json"})
+        return json.loads(reply.content)["result"]
     ask("eth_chainId", [])
     block = ask("eth_getBlockByNumber", ["latest", False])
     ask("eth_getProof", [address, keys, {"blockHash": block["hash"]}])
@@ -122,8 +123,16 @@ def main() -> None:
         source = LiveSource(node.url)
         addr = bytes.fromhex(address[2:])
 
+        def fresh() -> LiveSource:
+            """A new source (nothing kept from an earlier verdict: recompute.core.memo is per
+            source) on the same kept-alive connection, as the raw floor has."""
+            new = LiveSource(node.url)
+            new.client = source.client
+            new._chain_id = None
+            return new
+
         def in_process():
-            block = anchor_block([source], block="latest")
+            block = anchor_block([fresh()], block="latest")
             outcome = step(recipe, params, block, addr, layout)
             assert outcome.evidence["derived"]["cap"] == "8000"
 
@@ -141,10 +150,10 @@ def main() -> None:
                     for k in keys]
 
             def go():
-                block = anchor_block([source], block="latest")
+                block = anchor_block([fresh()], block="latest")
                 outcomes = step_many(block, jobs)
                 assert all(o.evidence["derived"]["within_cap"] for o in outcomes)
-            block = anchor_block([source], block="latest")
+            block = anchor_block([fresh()], block="latest")
             before = source.calls
             step_many(block, jobs)
             return source.calls - before, best(args.repeat, go)

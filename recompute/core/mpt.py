@@ -34,13 +34,14 @@ class NodeCache:
     every answer of every block: a node whose bytes repeat (the upper levels of a storage
     trie, in every key's proof and in every chunk; unchanged subtrees from block to block) is
     hashed and decoded once. Memory stays flat: only nodes in the first :attr:`depth` places
-    of a proof are kept (deeper ones belong to one key or a few), and the whole cache is
-    dropped when it holds :attr:`limit` nodes.
+    of a proof are kept (at most 1 + 16 + 256 + 4,096 nodes of a storage trie; deeper ones
+    belong to one key or a few), and the whole cache is dropped when it holds :attr:`limit`
+    nodes.
     """
 
     __slots__ = ("_nodes", "hashed", "depth", "limit")
 
-    def __init__(self, depth: int = 6, limit: int = 1 << 17) -> None:
+    def __init__(self, depth: int = 4, limit: int = 1 << 17) -> None:
         self._nodes: dict[str, tuple[bytes, list]] = {}
         self.hashed = 0  # nodes hashed and decoded so far
         self.depth = depth
