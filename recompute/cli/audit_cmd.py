@@ -33,7 +33,7 @@ from recompute.watch.coordinator import (
     line_from_json,
     summarise,
 )
-from recompute.watch.linking import plan_segments
+from recompute.watch.linking import plan_segments, without_lines
 from recompute.watch.segment import config_hash
 from recompute.watch.store import Store
 
@@ -209,7 +209,7 @@ def _report(store: Store) -> tuple[dict, list[str]]:
     head: list[str] = []
     if mode == "range":
         plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
-        results = store.segments()
+        results = {r.lo: without_lines(r) for r in store.segments()}
         complete = len(results) == len(plan)
         out.update({"first": params["first"], "last": params["last"],
                     "pinned_hash": params["pinned_hash"], "anchor": params["anchor"],
@@ -219,7 +219,7 @@ def _report(store: Store) -> tuple[dict, list[str]]:
                     f"{params['pinned_hash']} ({params['anchor'].get('method')}); "
                     f"{len(results)} of {len(plan)} segment(s) evaluated")
         if complete:
-            summary, ties = summarise(params, checks, results)
+            summary, ties = summarise(params, checks, results, store.lines)
             loose = [{"from": t.lo, "to": t.hi, "reason": t.reason, "detail": t.detail}
                      for t in ties if not t.linked]
             out["segments"]["not_merged"] = loose

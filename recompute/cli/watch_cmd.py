@@ -4,7 +4,9 @@ Follow mode (no ``--to``) runs until SIGINT/SIGTERM (or ``--max-blocks``) and ex
 mode (``--from N --to M``) exits 0 if every check was healthy at every block, 1 if any was
 not (a verified verdict other than its healthy one), 2 if any was UNVERIFIABLE and none
 unhealthy (docs/design.md §Verdicts). Usage errors, the config's included, exit 64 before any node
-is asked.
+is asked. ``--processes``, ``--cluster``, ``--store`` and ``--resume`` hand the range to
+:mod:`recompute.cli.audit_cmd` (segments, the evidence store; docs/watch.md §Audits that outgrow
+one machine).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.verdict import Verdict
 from recompute.watch.auditor import Summary, _bar
 from recompute.watch.evaluate import Line
-from recompute.watch.linking import Tie, plan_segments, tie
+from recompute.watch.linking import Tie, plan_segments, tie, without_lines
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 from recompute.watch.sink import Sink
 from recompute.watch.store import Store
@@ -73,7 +73,8 @@ def line_from_json(value: dict) -> Line:
 
 
 def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
-                results: dict[int, SegmentResult]) -> Iterator[tuple[int, list[Line]]]:
+                lines_of: Callable[[int, int], list[dict]]
+                ) -> Iterator[tuple[int, list[Line]]]:
     """Every block of the audit with its lines, in block order: a linked segment's own lines
     (final when ``confirmations`` deep under the head recorded at the start), else
     UNVERIFIABLE lines naming why the segment is not merged. Pure: the report uses it too."""
@@ -81,7 +82,7 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
     for t in ties:
         by_block: dict[int, list[Line]] = {}
         if t.linked:
-            for value in results[t.lo].lines:
+            for value in lines_of(t.lo, t.hi):
                 line = line_from_json(value)
                 if head is not None and head - line.block >= confirmations:
                     line = line.as_final()
@@ -94,12 +95,12 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
                                     detail=t.detail) for c in checks if number >= c.since]
 
 
-def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult]
-              ) -> tuple[Summary, list[Tie]]:
+def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult],
+              lines_of: Callable[[int, int], list[dict]]) -> tuple[Summary, list[Tie]]:
     plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
     ties = tie(params["last"], params["pinned_hash"], plan, results)
     summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
-    for _, lines in block_lines(params, checks, ties, results):
+    for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
     return summary, ties
 
@@ -121,8 +122,8 @@ class SegmentedAudit:
         checks = [CheckMeta.from_json(c) for c in params["checks"]]
         first, last, size = params["first"], params["last"], params["segment_blocks"]
         plan = plan_segments(first, last, size)
-        results = self.store.segments()
-        todo = [(lo, hi) for lo, hi in plan if lo not in results]
+        results = {r.lo: without_lines(r) for r in self.store.segments()}
+        todo = {(lo, hi) for lo, hi in plan if lo not in results}
         self.sink.note(f"audit: block {top.number} 0x{top.hash.hex()} anchored by "
                        f"{top.anchor.method}: trusts {top.anchor.trusts}")
         if top.anchor.method == "single-rpc":
@@ -138,17 +139,18 @@ class SegmentedAudit:
                  if (lo, hi) in todo]
         started = shown = time.monotonic()
         done = len(plan) - len(todo)
+        blocks = sum(r.hi - r.lo + 1 for r in results.values())
         for _, result in self.executor(tasks, self.stop):
             self.store.record_segment(result)
-            results[result.lo] = result
+            results[result.lo] = without_lines(result)
             done += 1
+            blocks += result.hi - result.lo + 1
             if result.failure:
                 self.sink.note(f"\nsegment {result.lo}..{result.hi}: {result.failure[0]}: "
                                f"{result.failure[1]}")
             now = time.monotonic()
             if now - shown >= 0.2 or done == len(plan):
                 shown = now
-                blocks = sum(r.hi - r.lo + 1 for r in results.values())
                 self.sink.progress(_bar(blocks, last - first + 1, now - started)
                                    .replace(" blocks ", f" blocks, {done}/{len(plan)} "
                                             "segments ", 1))
@@ -185,7 +187,7 @@ class SegmentedAudit:
                                threads=self.threads, version=__version__)
             for _, result in self.executor([task], self.stop):
                 self.store.record_segment(result)
-                results[result.lo] = result
+                results[result.lo] = without_lines(result)
                 if result.endpoint is None:  # every endpoint left failed: nothing more to try
                     served.update(left)
 
@@ -199,7 +201,7 @@ class SegmentedAudit:
             if not t.linked:
                 self.sink.note(f"segment {t.lo}..{t.hi} not merged ({t.reason}): {t.detail}")
         segment_end = {t.hi for t in ties}
-        for number, lines in block_lines(params, checks, ties, results):
+        for number, lines in block_lines(params, checks, ties, self.store.lines):
             summary.add(lines)
             if number > emitted:
                 if lines and lines[0].hash is None:

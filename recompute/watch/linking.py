@@ -34,6 +34,8 @@ class Tie:
 
 def consistency_error(result: SegmentResult) -> str | None:
     """Why a segment's result does not hold together, or None."""
+    if result.problem is not None:
+        return result.problem
     count = result.hi - result.lo + 1
     if len(result.hashes) != count:
         return f"{len(result.hashes)} block hashes for {count} blocks"
@@ -48,6 +50,14 @@ def consistency_error(result: SegmentResult) -> str | None:
             return f"a line about block {block} names another hash than the block's"
         last = block
     return None
+
+
+def without_lines(result: SegmentResult) -> SegmentResult:
+    """The result as the coordinator keeps it once its lines are in the store: the links, and
+    whether the lines held together with them (checked here, before they are dropped)."""
+    result.problem = consistency_error(result)
+    result.lines = []
+    return result
 
 
 def tie(pinned_number: int, pinned_hash: str, plan: list[tuple[int, int]],

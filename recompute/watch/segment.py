@@ -73,6 +73,9 @@ class SegmentResult:
     failure: tuple[str, str] | None = None  # (reason, detail) when no endpoint could serve
     endpoint: str | None = None
     seconds: float = 0.0
+    # set by the coordinator when it keeps a result without its lines (they are in the store):
+    # why the lines did not hold together with the hashes, if they did not
+    problem: str | None = None
 
 
 def config_hash(text: str) -> str:

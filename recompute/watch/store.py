@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from recompute.core.errors import UsageError
@@ -118,16 +119,16 @@ class Store:
             rows.append((line["block"], position, json.dumps(line)))
         self.db.executemany("INSERT INTO lines VALUES (?, ?, ?)", rows)
 
-    def segments(self) -> dict[int, SegmentResult]:
-        out = {}
-        for lo, hi, parent, top, hashes, failure, endpoint, seconds in self.db.execute(
-                "SELECT * FROM segments ORDER BY lo"):
+    def segments(self) -> Iterator[SegmentResult]:
+        """The stored segments, lowest first, each with its lines (one at a time: an audit's
+        lines need not fit in memory)."""
+        rows = self.db.execute("SELECT * FROM segments ORDER BY lo").fetchall()
+        for lo, hi, parent, top, hashes, failure, endpoint, seconds in rows:
             result = SegmentResult(lo, hi, [], _json_list(hashes, self.path), parent, top,
                                    tuple(_json_list(failure, self.path)) if failure else None,
                                    endpoint, seconds)
             result.lines = self.lines(lo, hi)
-            out[lo] = result
-        return out
+            yield result
 
     def segment_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM segments").fetchone()[0]

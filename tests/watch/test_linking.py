@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from recompute.watch.linking import plan_segments, tie
+from recompute.watch.linking import plan_segments, tie, without_lines
 from recompute.watch.segment import SegmentResult
 
 
@@ -73,3 +73,13 @@ def test_a_segment_whose_lines_name_other_hashes_is_not_merged():
     outside = segment(1, 4)
     outside.lines.append({"block": 9, "hash": h(4), "check": "c"})
     assert tie(4, h(4), plan, {1: outside})[0].linked is False
+
+
+def test_a_result_kept_without_its_lines_remembers_that_they_did_not_hold_together():
+    """The coordinator keeps results without their lines (those are in the store): the check
+    of the lines against the hashes is made before they are dropped, and still counts."""
+    good, bad = segment(5, 8), segment(1, 4)
+    bad.lines[0] = {**bad.lines[0], "hash": h(1, "b")}
+    results = {1: without_lines(bad), 5: without_lines(good)}
+    assert (bad.lines, good.lines) == ([], [])
+    assert [t.linked for t in tie(8, h(8), [(1, 4), (5, 8)], results)] == [False, True]
