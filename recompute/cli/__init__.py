@@ -1,8 +1,9 @@
 """The ``recompute`` command line (click). Each command lives in its own module.
 
-Exit codes (docs/design.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage.
-Every error a user can provoke ends as one line on stderr and the right code, never a
-traceback.
+Exit codes (docs/design.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage,
+70 internal error. Every error a user can provoke ends as one line on stderr and the right code,
+never a traceback; any other exception is a bug, and is one line and exit 70 too (never 0, 1 or
+2, which would read as a verdict).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import sys
 import click
 
 from recompute import __version__
+from recompute.core.boundedjson import reset_recursion_limit
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
-from recompute.core.verdict import EXIT_UNVERIFIABLE, EXIT_USAGE
+from recompute.core.verdict import EXIT_INTERNAL, EXIT_UNVERIFIABLE, EXIT_USAGE
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,8 +39,9 @@ def _register_commands() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    _register_commands()
     try:
+        _register_commands()
+        reset_recursion_limit()  # web3's py_ecc raised it to 100,000: deep input would SIGSEGV
         code = cli.main(args=argv, prog_name="recompute", standalone_mode=False)
     except click.exceptions.Exit as done:
         code = done.exit_code
@@ -63,4 +66,9 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_USAGE
     except KeyboardInterrupt:
         code = 130
+    except Exception as exc:  # noqa: BLE001 -- the catch-all: a bug, never a verdict's code
+        message = " ".join(str(exc).split())[:300]
+        click.echo(f"internal error: {type(exc).__name__}: {message} — this is a bug, please "
+                   "report it", err=True)
+        code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)

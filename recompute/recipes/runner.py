@@ -58,7 +58,7 @@ class Runner:
         """The pinned block, or an ancestor tied to it by parentHash links."""
         if number is None or number == self.block.number:
             return self.block
-        return next(b for b in self._blocks_down_to(number) if b.number == number)
+        return self._blocks_down_to(number)[-1]
 
     def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
         at = self.block_at(block)
@@ -101,6 +101,9 @@ class Runner:
     def _blocks_down_to(self, number: int) -> list[AnchoredBlock]:
         if number < 0:
             raise UsageError(f"block {number} is not a block number")
+        if number > self.block.number:  # nothing above the pin is anchored (issue #11)
+            raise UsageError(f"block {number} is above the pinned block {self.block.number}: "
+                             "only the pinned block and its ancestors can be read")
         have = self._ancestors[-1].number
         if number < have:
             self._ancestors += ancestors(self._ancestors[-1], number)[1:]
@@ -114,20 +117,21 @@ class Runner:
             bloom = block.header.logs_bloom
             if not all(bloom_may_contain(bloom, item) for item in wanted):
                 continue
-            found += [log for log in self._proven_logs(block) if _matches(log, request)]
+            found += [log for log in self._contract_logs(block) if _matches(log, request)]
         return found
 
     def receipts_at(self, request: ReceiptsAt) -> list[ProvenLog]:
-        blocks = [b for b in self._blocks_down_to(request.block) if b.number == request.block]
-        return [log for log in self._proven_logs(blocks[0]) if log.address == self.address]
+        return self._contract_logs(self.block_at(request.block))
 
-    def _proven_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
+    def _contract_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
+        """The one way logs reach a plan: receipts proven against ``block``'s receiptsRoot,
+        then only the logs *emitted by the recipe's contract* (anyone can emit the same event
+        signature from a contract of their own: issue #11), each listed in the evidence."""
         proven = prove_receipts(block)
         self.trace.receipts_proven += 1
-        for log in proven.logs:
-            if log.address == self.address:
-                self.trace.logs.append(log.to_json())
-        return proven.logs
+        logs = [log for log in proven.logs if log.address == self.address]
+        self.trace.logs += [log.to_json() for log in logs]
+        return logs
 
     # ---- the plan -----------------------------------------------------------------------
 

@@ -2,20 +2,26 @@
 
 Everything this module returns is *untrusted*: plain JSON as the node sent it. It only
 decides what kind of failure a failure is (unreachable, error, pruned state, malformed),
-so that the verdict can say so. web3.py's HTTPProvider carries the requests; its
-formatting middleware is bypassed on purpose (we verify the raw bytes ourselves, and
-formatting 2,000 proofs through AttributeDicts costs more than verifying them).
+so that the verdict can say so. Requests go out over :mod:`http.client` with one deadline
+for the whole request (a node that drips one byte a second is cut off at the timeout, not
+between bytes), the answer is read up to :data:`MAX_ANSWER_BYTES`, and its JSON is bounded in
+depth before it is parsed (:mod:`recompute.core.boundedjson`).
 """
 
 from __future__ import annotations
 
+import http.client
+import itertools
+import json
 import re
+import time
 from urllib.parse import urlparse
 
-import requests
-from web3 import HTTPProvider
-
+from recompute.core.boundedjson import loads as bounded_loads
 from recompute.core.errors import Unverifiable, UsageError
+
+MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a block of receipts is a few MB on mainnet
+_ids = itertools.count(1)
 
 # Messages nodes give when the state of an old block is gone (geth, erigon, reth, nethermind,
 # anvil). Matched case-insensitively; anything else is a plain `rpc-error`.
@@ -34,7 +40,11 @@ _UNKNOWN_BLOCK = re.compile(
 
 def check_url(url: str) -> str:
     """An http(s) URL with a host, or a one-line UsageError."""
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+        parsed.hostname  # noqa: B018 -- raises ValueError on 'http://[::1'
+    except ValueError:
+        raise UsageError(f"--rpc {url!r} is not a valid URL") from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise UsageError(f"--rpc {url!r} is not an http(s) URL (e.g. http://127.0.0.1:8545)")
     try:
@@ -44,34 +54,48 @@ def check_url(url: str) -> str:
     return url
 
 
+def normalise_url(url: str) -> str:
+    """The endpoint a URL names, for telling endpoints apart: scheme and host lower-cased,
+    the default port made explicit, a trailing ``/`` dropped (README §Trust model, quorum)."""
+    parsed = urlparse(check_url(url))
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    host = parsed.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    path = parsed.path.rstrip("/")
+    query = f"?{parsed.query}" if parsed.query else ""
+    return f"{parsed.scheme.lower()}://{host}:{port}{path}{query}"
+
+
 class RpcClient:
     """One endpoint. :meth:`request` returns the ``result`` member or raises Unverifiable."""
 
     def __init__(self, url: str, timeout: float = 30.0):
         self.url = check_url(url)
-        self._provider = HTTPProvider(
-            url, request_kwargs={"timeout": timeout}, exception_retry_configuration=None
-        )
+        self.timeout = timeout
         self.calls = 0  # requests sent, for evidence and benchmarks
 
     def request(self, method: str, params: list):
         self.calls += 1
+        body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
+                           "id": next(_ids)}).encode()
         try:
-            reply = self._provider.make_request(method, params)
-        except (requests.ConnectionError, requests.Timeout) as exc:
+            status, raw = post(self.url, body, self.timeout)
+        except TimeoutError:
+            raise Unverifiable(
+                "rpc-unreachable",
+                f"{self.url} did not answer {method} within {self.timeout:g}s; check that the "
+                "node runs and the URL is right",
+            ) from None
+        except (OSError, http.client.HTTPException) as exc:
             raise Unverifiable(
                 "rpc-unreachable",
                 f"{self.url} did not answer {method}: {_short(exc)}; check that the node runs "
                 "and the URL is right",
             ) from None
-        except requests.HTTPError as exc:
-            raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {_short(exc)}") from None
-        except (ValueError, TypeError) as exc:  # body is not JSON
-            raise Unverifiable(
-                "rpc-malformed", f"{self.url} {method}: answer is not JSON ({_short(exc)})"
-            ) from None
-        except requests.RequestException as exc:
-            raise Unverifiable("rpc-unreachable", f"{self.url} {method}: {_short(exc)}") from None
+        if status >= 400 and not raw.lstrip().startswith(b"{"):
+            raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {status}")
+        reply = bounded_loads(raw, f"{self.url} {method}: the answer", _malformed,
+                              max_bytes=MAX_ANSWER_BYTES)
         if not isinstance(reply, dict):
             raise Unverifiable("rpc-malformed", f"{self.url} {method}: answer is not an object")
         if "error" in reply and reply["error"] is not None:
@@ -79,6 +103,45 @@ class RpcClient:
         if "result" not in reply:
             raise Unverifiable("rpc-malformed", f"{self.url} {method}: answer has no result")
         return reply["result"]
+
+
+def _malformed(message: str) -> Unverifiable:
+    return Unverifiable("rpc-malformed", message)
+
+
+def post(url: str, body: bytes, timeout: float) -> tuple[int, bytes]:
+    """POST ``body``; ``(HTTP status, answer bytes)``. One deadline for the whole exchange
+    (connect, send, every read): past it, TimeoutError. An answer longer than
+    :data:`MAX_ANSWER_BYTES` is cut there (and then fails as JSON, too large)."""
+    deadline = time.monotonic() + timeout
+    parsed = urlparse(url)
+    kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
+    connection = kind(parsed.hostname, parsed.port, timeout=timeout)
+    try:
+        path = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
+        connection.request("POST", path, body=body,
+                           headers={"Content-Type": "application/json", "Connection": "close"})
+        _remaining(connection, deadline)
+        response = connection.getresponse()
+        chunks, size = [], 0
+        while size <= MAX_ANSWER_BYTES:
+            _remaining(connection, deadline)
+            chunk = response.read1(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return response.status, b"".join(chunks)
+    finally:
+        connection.close()
+
+
+def _remaining(connection: http.client.HTTPConnection, deadline: float) -> None:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    if connection.sock is not None:
+        connection.sock.settimeout(left)
 
 
 # anvil: "BlockOutOfRangeError: block height is 301 but requested was 1" for both a pruned

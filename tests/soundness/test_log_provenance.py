@@ -1,0 +1,113 @@
+"""Issue #11 item 1: events from another contract never count.
+
+A stranger's contract (``tests/soundness/contracts/Stranger.sol``) emits the meter's own
+``Drawn(rootId, nodeId, periodIndex, amount)`` signature in the very block where the real
+meter admits a draw. The expected figures are the meter's rule (ERC-8312 §5.1: Σ Drawn ==
+spentRoot <= cap) applied to what this test draws: one draw of 100 under a cap of 100.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from recompute.core.anchor import anchor_block
+from recompute.devnet.contracts import connect, deploy
+from recompute.layout import load_layout
+from recompute.recipes.framework import ReceiptsAt, get_recipe
+from recompute.recipes.runner import Runner, step
+from recompute.sources.live import LiveSource
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+ARTIFACTS = str(HERE / "artifacts")
+SALT = b"\x11" * 32
+CAP = 100
+
+
+@pytest.fixture(scope="module")
+def forged(module_anvil):
+    """(url, block hash, meter address, stranger address, rootId) of the block holding the
+    meter's real draw of 100 and the stranger's forged Drawn of 1,000 for the same root."""
+    node = module_anvil
+    w3 = connect(node.url)
+    meter = deploy(w3, "AggregateBudgetMeter")
+    stranger = deploy(w3, "Stranger", directory=ARTIFACTS)
+    me = w3.eth.default_account
+    w3.eth.wait_for_transaction_receipt(
+        meter.functions.createRoot(SALT, me, CAP, 0, 0).transact())
+    root = w3.keccak(w3.codec.encode(["address", "bytes32"], [me, SALT]))
+    node.rpc("evm_setAutomine", False)
+    real = meter.functions.draw(root, bytes(32), 100).transact({"gas": 300_000})
+    fake = stranger.functions.forgeDrawn(root, b"\x22" * 32, 0, 1000).transact({"gas": 100_000})
+    node.rpc("evm_mine")
+    node.rpc("evm_setAutomine", True)
+    first = w3.eth.get_transaction_receipt(real)
+    second = w3.eth.get_transaction_receipt(fake)
+    assert first["blockNumber"] == second["blockNumber"]  # one block, both logs
+    assert first["status"] == second["status"] == 1
+    return (node.url, first["blockHash"], meter.address, stranger.address, root,
+            first["blockNumber"])
+
+
+def _run(forged, recipe_name="8312/aggregate-budget"):
+    url, block_hash, meter, _, root, number = forged
+    recipe = get_recipe(recipe_name)
+    block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash))
+    params = recipe.parse_params({"root": "0x" + bytes(root).hex(), "period": "0",
+                                  "from_block": str(number - 3)})
+    return step(recipe, params, block, bytes.fromhex(meter[2:]), load_layout(recipe.layout))
+
+
+def test_a_strangers_drawn_does_not_count(forged):
+    outcome = _run(forged)
+    assert outcome.evidence["derived"]["aggregate"] == "100"  # the meter's draw only
+    assert outcome.evidence["derived"]["spent_root"] == "100"
+    assert outcome.verdict.value == "VERIFIED-GOOD"
+
+
+def test_every_log_used_is_the_meters_and_listed(forged):
+    _, _, meter, stranger, _, number = forged
+    outcome = _run(forged)
+    logs = outcome.evidence["logs"]
+    assert logs and {log["address"].lower() for log in logs} == {meter.lower()}
+    assert stranger.lower() not in str(outcome.evidence).lower()
+    drawn = [log for log in logs if log["block"] == number]
+    assert len(drawn) == 1
+
+
+def test_receipts_at_and_logs_share_one_path(forged):
+    url, block_hash, meter, _, _, number = forged
+    block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash))
+    runner = Runner(block, bytes.fromhex(meter[2:]), load_layout("meter-aggregate-budget"))
+    logs = runner.answer(ReceiptsAt(number), get_recipe("8312/aggregate-budget"))
+    assert {log.address for log in logs} == {bytes.fromhex(meter[2:])}
+    assert len(runner.trace.logs) == len(logs)
+
+
+@pytest.mark.skipif(not (ROOT / "node_modules" / "solc").is_dir() or not shutil.which("node"),
+                    reason="needs node and node_modules/solc (make setup installs them)")
+def test_the_stranger_artifact_is_a_fresh_build(tmp_path):
+    subprocess.run(["node", "contracts/build.mjs", "--out", str(tmp_path),
+                    "tests/soundness/contracts"], cwd=ROOT, check=True, capture_output=True,
+                   timeout=600)
+    assert (tmp_path / "Stranger.json").read_bytes() == (HERE / "artifacts" /
+                                                         "Stranger.json").read_bytes()
+
+
+@pytest.mark.parametrize("request_above", ["reads", "logs", "receipts"])
+def test_a_block_above_the_pin_is_a_usage_error_not_an_empty_answer(forged, request_above):
+    from recompute.core.errors import UsageError
+    from recompute.recipes.framework import Logs, Reads
+
+    url, block_hash, meter, _, _, number = forged
+    block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash))
+    runner = Runner(block, bytes.fromhex(meter[2:]), load_layout("meter-aggregate-budget"))
+    request = {"reads": Reads(["cap[0x" + "00" * 32 + "]"], block=number + 1),
+               "logs": Logs(b"\x01" * 32, number + 1),
+               "receipts": ReceiptsAt(number + 1)}[request_above]
+    with pytest.raises(UsageError, match="above the pinned block"):
+        runner.answer(request, get_recipe("8312/aggregate-budget"))
