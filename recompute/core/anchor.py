@@ -85,12 +85,26 @@ class AnchoredBlock:
         }
 
 
+# `latest` under a quorum: the highest head K endpoints have reached, refused when the heads
+# the endpoints report spread wider than this (one endpoint must not pick an old block).
+LATEST_SPREAD = 2
+
+
 def _fetch_header(source: ProofSource, ref: BlockRef | bytes) -> Header:
     raw = source.block_by_hash(ref) if isinstance(ref, bytes) else source.block_by_number(ref)
     if raw is None:
         shown = "0x" + ref.hex() if isinstance(ref, bytes) else str(ref)
         raise Unverifiable("block-unknown", f"{source.label} does not know block {shown}")
-    return Header.from_rpc(raw)
+    header = Header.from_rpc(raw)
+    if isinstance(ref, int) and header.number != ref:  # under every anchor (issue #11)
+        raise Unverifiable("rpc-inconsistent", f"{source.label} answered for block {ref} with "
+                                               f"a header numbered {header.number}")
+    return header
+
+
+def endpoint(source: ProofSource) -> str:
+    """What tells two endpoints apart: a live source's normalised URL, else its label."""
+    return getattr(source, "endpoint", source.label)
 
 
 def by_block_hash(
@@ -183,19 +197,20 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
 
 
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:
+    """K distinct endpoints must return the same header for block ``number``; any two
+    different hashes are ``anchor-disagreement``. ``latest`` is the highest head K endpoints
+    have reached, refused when the reported heads spread more than :data:`LATEST_SPREAD`
+    blocks, so that no single endpoint picks the block; every endpoint's head is in the
+    evidence. A quorum of 1 trusts whichever endpoint answers: it is labelled ``single-rpc``."""
     if not 1 <= quorum <= len(sources):
         raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
+    names = [endpoint(source) for source in sources]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
+    detail: dict = {}
     if number == "latest":
-        # The newest block every endpoint has: the smallest of their heads.
-        heads = []
-        for source in sources:
-            try:
-                heads.append(_fetch_header(source, "latest").number)
-            except Unverifiable:
-                continue
-        if not heads:
-            raise Unverifiable("rpc-unreachable", "no endpoint answered for the latest block")
-        number = min(heads)
+        number, detail["heads"] = _quorum_latest(sources, quorum)
     said: dict[str, str] = {}
     headers: dict[bytes, tuple[Header, ProofSource]] = {}
     failures: list[str] = []
@@ -219,11 +234,32 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
             f"{quorum} ({'; '.join(failures)})",
         )
     header, source = next(iter(headers.values()))
-    anchor = Anchor(
-        "quorum",
-        {"quorum": quorum, "endpoints": said, "agreeing": agreeing},
-    )
+    method = "single-rpc" if quorum == 1 else "quorum"
+    anchor = Anchor(method, {"quorum": quorum, "endpoints": said, "agreeing": agreeing,
+                             **detail})
     return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def _quorum_latest(sources: Sequence[ProofSource], quorum: int) -> tuple[int, dict]:
+    heads: dict[str, int | str] = {}
+    numbers = []
+    for source in sources:
+        try:
+            numbers.append(_fetch_header(source, "latest").number)
+            heads[source.label] = numbers[-1]
+        except Unverifiable as exc:
+            heads[source.label] = f"({exc.reason})"
+    if len(numbers) < quorum:
+        raise Unverifiable("quorum-not-met", f"latest: {len(numbers)} of {len(sources)} "
+                                             f"endpoints named a head, quorum is {quorum}")
+    numbers.sort(reverse=True)
+    chosen = numbers[quorum - 1]  # the highest block K endpoints say they have
+    if numbers[0] - numbers[-1] > LATEST_SPREAD:
+        shown = "; ".join(f"{label} says {head}" for label, head in heads.items())
+        raise Unverifiable("anchor-disagreement",
+                           f"latest: the endpoints' heads spread more than {LATEST_SPREAD} "
+                           f"blocks ({shown}); give --block N or --block-hash H")
+    return chosen, heads
 
 
 def by_single_rpc(source: ProofSource, number: BlockRef) -> AnchoredBlock:
