@@ -14,10 +14,12 @@ descriptor files, generated from solc's ``storageLayout`` output, one per contra
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recompute.core.boundedjson import load_file, loads
 from recompute.core.errors import UsageError
 from recompute.data import LAYOUTS
 from recompute.layout.types import (
@@ -70,6 +72,15 @@ class Layout:
 
     def dumps(self) -> str:
         return dumps(self.document)
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the canonical descriptor text: what tells two layouts apart (two
+        descriptors may share a contract name and differ in their slots)."""
+        cached = self.__dict__.get("_digest")
+        if cached is None:
+            cached = self.__dict__["_digest"] = hashlib.sha256(self.dumps().encode()).hexdigest()
+        return cached
 
 
 def dumps(document: dict) -> str:
@@ -138,6 +149,9 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
         for ref in (t.key, t.value, t.base):
             if ref is not None and ref not in types:
                 raise UsageError(f"{origin}: {where} refers to unknown type {ref!r}")
+    _check_acyclic(types, origin)
+    for t in types.values():
+        where = f"types[{t.id!r}]"
         if t.kind == "mapping" and types[t.key].kind not in KEY_KINDS:
             raise UsageError(f"{origin}: {where} a {types[t.key].kind} cannot be a mapping key")
         if t.kind == "udvt" and t.underlying is not None:
@@ -161,6 +175,42 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
                     f"take {need} bytes, not numberOfBytes {t.size}"
                 )
     return Layout(contract, compiler, variables, types, _normalise(document, types), origin)
+
+
+def _check_acyclic(types: dict[str, TypeInfo], origin: str) -> None:
+    """Refuse a type that contains itself in place (a struct member or a static array's base,
+    directly or through others), or an array that is its own element: no compiler emits one,
+    and sizing or decoding it would never end. A struct reached again only through a mapping
+    or a dynamic array (``struct S { S[] kids; }``) is fine: its data lives elsewhere."""
+
+    def inline(t: TypeInfo) -> list[str]:
+        if t.kind == "struct":
+            return [m.type_id for m in t.members]
+        if t.kind == "static_array":
+            return [t.base]
+        return []
+
+    for t in types.values():
+        if t.kind == "dynamic_array" and t.base == t.id:
+            raise UsageError(f"{origin}: types[{t.id!r}] is an array of itself")
+    done: set[str] = set()
+    for start in types:
+        if start in done:
+            continue
+        path, on_path = [(start, iter(inline(types[start])))], {start}
+        while path:
+            tid, children = path[-1]
+            child = next(children, None)
+            if child is None:
+                path.pop()
+                on_path.discard(tid)
+                done.add(tid)
+            elif child in on_path:
+                raise UsageError(f"{origin}: types[{child!r}] contains itself "
+                                 "(a struct or static array cannot hold itself in place)")
+            elif child not in done and child in types:
+                path.append((child, iter(inline(types[child]))))
+                on_path.add(child)
 
 
 def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
@@ -196,17 +246,7 @@ def bundled_layouts() -> list[str]:
 
 
 def _read_json(path: Path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-                         ) from None
+    return load_file(path, str(path), UsageError)
 
 
 def load_layout(name_or_path: str | Path) -> Layout:
@@ -249,17 +289,16 @@ def _declared_contract(storage: list) -> str | None:
 
 def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[str, dict]:
     found = {}
-    for source, contracts in (doc.get("contracts") or {}).items():
+    if not isinstance(doc.get("contracts"), dict):
+        raise UsageError(f"{origin}: 'contracts' must be an object of source files")
+    for source, contracts in doc["contracts"].items():
         if not isinstance(contracts, dict):
             continue
         combined = contracts.get("storage-layout")  # solc --combined-json storage-layout
         if combined is not None and ":" in source:
             if isinstance(combined, str):
-                try:
-                    combined = json.loads(combined)
-                except json.JSONDecodeError:
-                    raise UsageError(f"{origin}: the storage-layout of {source} is not JSON"
-                                     ) from None
+                combined = loads(combined, f"{origin}: the storage-layout of {source}",
+                                 UsageError)
             found[source] = combined
             continue
         for name, c in contracts.items():
@@ -303,6 +342,8 @@ def import_layout(input_json, contract: str | None = None, compiler: str | None 
     found_compiler = None
     if isinstance(doc.get("output"), dict) and "contracts" in doc["output"]:  # Hardhat build-info
         found_compiler = doc.get("solcVersion")
+        if found_compiler is not None and not isinstance(found_compiler, str):
+            raise UsageError(f"{origin}: solcVersion must be a string")
         doc = doc["output"]
     if "contracts" in doc:
         name, layout = _from_standard_json(doc, contract, origin)
@@ -318,14 +359,20 @@ def import_layout(input_json, contract: str | None = None, compiler: str | None 
         meta = doc.get("metadata")
         if isinstance(meta, str):
             try:
-                meta = json.loads(meta)
-            except json.JSONDecodeError:
+                meta = loads(meta, f"{origin}: metadata", UsageError)
+            except UsageError:
                 meta = None
         if isinstance(meta, dict):  # Foundry artifacts carry solc's metadata
-            target = (meta.get("settings") or {}).get("compilationTarget") or {}
-            if name is None and len(target) == 1:
-                name = ":".join(next(iter(target.items())))
-            found_compiler = found_compiler or (meta.get("compiler") or {}).get("version")
+            settings = meta.get("settings")
+            target = settings.get("compilationTarget") if isinstance(settings, dict) else None
+            if name is None and isinstance(target, dict) and len(target) == 1:
+                source, target_name = next(iter(target.items()))
+                if isinstance(target_name, str):
+                    name = f"{source}:{target_name}"
+            version = meta.get("compiler")
+            version = version.get("version") if isinstance(version, dict) else None
+            if isinstance(version, str):
+                found_compiler = found_compiler or version
         comp = doc.get("compiler")
         if isinstance(comp, dict) and isinstance(comp.get("version"), str):
             found_compiler = comp["version"]

@@ -105,6 +105,8 @@ class _Parser:
                 while self.peek() and self.peek() in _HEX:
                     self.pos += 1
                 digits = self.text[start + 2:self.pos].lower()
+                if len(digits) > 64:
+                    self.fail("the hex number is longer than any 256-bit key")
                 return Key("hex", self.text[start:self.pos], start + 1,
                            number=int(digits, 16) if digits else None, digits=digits)
             if c == "-":
@@ -114,6 +116,8 @@ class _Parser:
             while self.peek() and self.peek() in _DIGITS:
                 self.pos += 1
             text = self.text[start:self.pos]
+            if len(text.lstrip("-")) > 80:  # past any 256-bit key (and Python's digit limit)
+                self.fail("the number is longer than any 256-bit key")
             return Key("int", text, start + 1, number=int(text))
         if c and c in _IDENT_START:
             word = self.ident("a key")

@@ -82,7 +82,7 @@ def _number(value, what: str, origin: str, *, limit: int = 1 << 256) -> int:
         raise UsageError(f"{origin}: {what} must be a number, got {value!r}")
     if isinstance(value, int):
         number = value
-    elif isinstance(value, str) and value.isdigit() and value.isascii():
+    elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,80}", value):  # 2**256 has 78
         number = int(value)
     else:
         raise UsageError(f"{origin}: {what} must be a non-negative integer, got {value!r}")

@@ -270,7 +270,9 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
     groups: dict[tuple[bytes, str, int | None], list[int]] = {}
     for i in reads:
         at = reads[i].block if reads[i].block != block.number else None
-        groups.setdefault((jobs[i].address, jobs[i].layout.name, at), []).append(i)
+        # by the descriptor's content, never its name: two layouts of one contract name may
+        # place the same path in different slots (issue #11)
+        groups.setdefault((jobs[i].address, jobs[i].layout.digest, at), []).append(i)
     out: dict[int, Any] = {}
     for (address, _, at_number), members in groups.items():
         paths = [p for i in members for p in reads[i].paths]

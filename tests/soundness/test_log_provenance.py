@@ -111,3 +111,42 @@ def test_a_block_above_the_pin_is_a_usage_error_not_an_empty_answer(forged, requ
                "receipts": ReceiptsAt(number + 1)}[request_above]
     with pytest.raises(UsageError, match="above the pinned block"):
         runner.answer(request, get_recipe("8312/aggregate-budget"))
+
+
+# ---- issue #11 item 5: two layouts with one contract name are two layouts ----------------
+
+
+def test_two_layouts_of_one_contract_name_are_read_each_through_its_own(forged):
+    import json as _json
+
+    from recompute.core.outcome import Outcome
+    from recompute.layout.descriptor import parse_descriptor
+    from recompute.recipes.framework import Derivation, Reads, Recipe
+    from recompute.recipes.runner import Job, step_many
+
+    url, block_hash, meter, _, root, _ = forged
+    real = load_layout("meter-aggregate-budget")
+    moved = _json.loads(real.dumps())
+    for variable in moved["storage"]:
+        if variable["label"] == "cap":
+            variable["slot"] = "0"  # same name, same contract: cap declared at slot 0
+    moved = parse_descriptor(moved, "moved-cap")
+    assert moved.name == real.name and moved.digest != real.digest
+
+    class CapOf(Recipe):
+        name = "test/cap"
+
+        def plan(self, p, clock):
+            path = f"cap[0x{bytes(root).hex()}]"
+            got = yield Reads([path])
+            return Derivation(holds=True, derived={"cap": got[path]})
+
+    block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash))
+    address = bytes.fromhex(meter[2:])
+    first, second = step_many(block, [Job(CapOf(), {}, address, real),
+                                      Job(CapOf(), {}, address, moved)])
+    assert isinstance(first, Outcome) and isinstance(second, Outcome)
+    # cap[root] = 100 at slot 1 (createRoot); at slot 0, keccak(root . 0) is the base of the
+    # spentRoot[root] mapping, which holds nothing itself: 0.
+    assert first.evidence["derived"]["cap"] == "100"
+    assert second.evidence["derived"]["cap"] == "0"
