@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from recompute.layout.types import (
 
 FORMAT = "recompute-layout/1"
 HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
+OPTIONAL_KEYS = ("runtimeCodeHash",)  # keccak256 of the runtime code the layout is for
 
 
 @dataclass
@@ -72,6 +74,12 @@ class Layout:
 
     def dumps(self) -> str:
         return dumps(self.document)
+
+    @property
+    def runtime_code_hash(self) -> bytes | None:
+        """The runtime code hash the descriptor says it was generated for, if it says."""
+        text = self.document.get("runtimeCodeHash")
+        return bytes.fromhex(text[2:]) if text else None
 
     @property
     def digest(self) -> str:
@@ -123,7 +131,7 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
             f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r}); "
             "create one with `recompute layout import`"
         )
-    unknown = sorted(set(document) - set(HEADER_KEYS))
+    unknown = sorted(set(document) - set(HEADER_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise UsageError(f"{origin}: unknown top-level keys {unknown}")
     contract = document.get("contract")
@@ -132,6 +140,10 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
     compiler = document.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise UsageError(f"{origin}: compiler must be a string or null")
+    code_hash = document.get("runtimeCodeHash")
+    if code_hash is not None and not (isinstance(code_hash, str) and re.fullmatch(
+            r"0x[0-9a-f]{64}", code_hash)):
+        raise UsageError(f"{origin}: runtimeCodeHash must be 0x and 64 lower-case hex digits")
     storage_raw = document.get("storage")
     types_raw = document.get("types")
     if not isinstance(storage_raw, list):
@@ -229,13 +241,16 @@ def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
         if parsed[tid].kind == "struct":
             entry["members"] = [place(m) for m in raw["members"]]
         types[tid] = entry
-    return {
+    out = {
         "format": FORMAT,
         "contract": document.get("contract"),
         "compiler": document.get("compiler"),
         "storage": [place(v) for v in document["storage"]],
         "types": types,
     }
+    if document.get("runtimeCodeHash") is not None:
+        out["runtimeCodeHash"] = document["runtimeCodeHash"]
+    return out
 
 
 # --- loading -------------------------------------------------------------------------------

@@ -23,9 +23,9 @@ from eth_abi import encode as abi_encode
 
 from recompute.core.anchor import AnchoredBlock, ancestors
 from recompute.core.errors import Unverifiable, UsageError
-from recompute.core.keccak import keccak256
+from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.outcome import Outcome, block_evidence
-from recompute.core.prover import ProofStats, prove_account
+from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
@@ -51,6 +51,7 @@ class Runner:
         self.layout = layout
         self.trace = Trace()
         self._ancestors: list[AnchoredBlock] = [block]
+        self.account: ProvenAccount | None = None  # the subject account at the pinned block
 
     # ---- reads ------------------------------------------------------------------------
 
@@ -62,9 +63,15 @@ class Runner:
 
     def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
         at = self.block_at(block)
-        results, known, requests = prove_paths(at, self.address, self.layout, paths)
+        accounts: list[ProvenAccount] = []
+        results, known, requests = prove_paths(at, self.address, self.layout, paths, accounts)
         self.trace.stats.requests += requests
+        self.note_account(accounts, at)
         return self.record_reads(results, known, at)
+
+    def note_account(self, accounts: list[ProvenAccount], at: AnchoredBlock) -> None:
+        if accounts and at is self.block and self.account is None:
+            self.account = accounts[0]
 
     def record_reads(self, results: list, known: dict[int, int],
                      at: AnchoredBlock | None = None) -> dict[str, Any]:
@@ -87,6 +94,7 @@ class Runner:
     def slots(self, request: Slots) -> dict[int, int]:
         wanted = list(dict.fromkeys(request.slots))
         account = prove_account(self.block, self.address, wanted, stats=self.trace.stats)
+        self.note_account([account], self.block)
         for slot in wanted:
             self.trace.reads.append({
                 "address": "0x" + self.address.hex(),
@@ -159,15 +167,20 @@ class Runner:
             answer = self.answer(request, recipe)
 
 
-def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str]):
+def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str],
+                accounts: list[ProvenAccount] | None = None):
     """Drive a ReadPlan over ``paths`` with one eth_getProof per round.
 
-    Returns ``(results, known slot values, number of eth_getProof calls)``.
+    Returns ``(results, known slot values, number of eth_getProof calls)``; each proven
+    account is appended to ``accounts`` when given.
     """
     plan = ReadPlan(layout, list(dict.fromkeys(paths)))
     requests = 0
     while slots := plan.next_round():
-        plan.feed(prove_account(block, address, sorted(slots)).storage)
+        account = prove_account(block, address, sorted(slots))
+        if accounts is not None:
+            accounts.append(account)
+        plan.feed(account.storage)
         requests += 1
     return plan.results(), plan.known, requests
 
@@ -261,9 +274,15 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
                 answers[i] = runners[i].answer(request, jobs[i].recipe)
             except (Unverifiable, UsageError) as exc:
                 results[i] = exc
-    return [result if isinstance(result, Exception)
-            else _outcome(block, job, runner, result)
-            for job, runner, result in zip(jobs, runners, results, strict=True)]
+    out: list[Outcome | Exception] = []
+    for job, runner, result in zip(jobs, runners, results, strict=True):
+        if not isinstance(result, Exception):
+            try:
+                result = _outcome(block, job, runner, result)
+            except (Unverifiable, UsageError) as exc:
+                result = exc
+        out.append(result)
+    return out
 
 
 def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, Any]:
@@ -276,9 +295,11 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
     out: dict[int, Any] = {}
     for (address, _, at_number), members in groups.items():
         paths = [p for i in members for p in reads[i].paths]
+        accounts: list[ProvenAccount] = []
         try:
             at = runners[members[0]].block_at(at_number)
-            results, known, requests = prove_paths(at, address, jobs[members[0]].layout, paths)
+            results, known, requests = prove_paths(at, address, jobs[members[0]].layout, paths,
+                                                   accounts)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -292,6 +313,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads]) -> dict[int, 
         by_path = {r.path: r for r in results}
         for i in members:
             runners[i].trace.stats.requests += requests
+            runners[i].note_account(accounts, at)
             out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
                                              known, at)
     return out
@@ -301,6 +323,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
     expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
+    account = subject_account(block, job, runner)
     evidence = block_evidence(block)
     evidence.update({
         "recipe": recipe.name,
@@ -317,6 +340,13 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
     })
+    recorded = layout.runtime_code_hash
+    if recorded is not None and recorded != account.code_hash:
+        evidence["findings"].append({
+            "finding": "code-hash-differs",
+            "detail": "the proven code is not the code this layout was generated for",
+            "layout_code_hash": "0x" + recorded.hex(),
+            "proven_code_hash": "0x" + account.code_hash.hex()})
     if compare_views:
         evidence["views"] = compare_with_views(recipe, params, block, address, derived)
         for view in evidence["views"]:
@@ -347,6 +377,21 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
+
+
+def subject_account(block: AnchoredBlock, job: Job, runner: Runner) -> ProvenAccount:
+    """The recipe's contract at the pinned block, which must be a contract: an account proven
+    absent, or without code (a mistyped address, an externally owned account, a block before
+    deployment) reads as zeros everywhere, so no verdict can be drawn from it (issue #11):
+    ``no-contract``."""
+    account = runner.account or prove_account(block, job.address, [],
+                                              stats=runner.trace.stats)
+    if not account.exists or account.code_hash == EMPTY_CODE_HASH:
+        what = "does not exist" if not account.exists else "has no code"
+        raise Unverifiable("no-contract", f"account 0x{job.address.hex()} {what} at block "
+                           f"{block.number} (proven against its stateRoot): check the address "
+                           "and that the contract was deployed by then")
+    return account
 
 
 def _normal_text(text: str) -> str:

@@ -34,6 +34,7 @@ def forged(module_anvil):
     meter's real draw of 100 and the stranger's forged Drawn of 1,000 for the same root."""
     node = module_anvil
     w3 = connect(node.url)
+    node.rpc("evm_mine")  # block 1: before the meter exists
     meter = deploy(w3, "AggregateBudgetMeter")
     stranger = deploy(w3, "Stranger", directory=ARTIFACTS)
     me = w3.eth.default_account
@@ -150,3 +151,56 @@ def test_two_layouts_of_one_contract_name_are_read_each_through_its_own(forged):
     # spentRoot[root] mapping, which holds nothing itself: 0.
     assert first.evidence["derived"]["cap"] == "100"
     assert second.evidence["derived"]["cap"] == "0"
+
+
+# ---- issue #11 item 6: an address with no contract gives no verdict -----------------------
+
+
+def _cap_check(forged, address: bytes, block_hash=None, layout=None):
+    url, pinned, _, _, root, _ = forged
+    recipe = get_recipe("8312/cap-conservation")
+    block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash or pinned))
+    params = recipe.parse_params({"shape": "cap:1000", "key": "0x" + bytes(root).hex()})
+    return step(recipe, params, block, address, layout or load_layout(recipe.layout))
+
+
+@pytest.mark.parametrize("who", ["nobody", "an externally owned account"])
+def test_an_address_without_a_contract_is_no_contract_never_good(forged, who):
+    from recompute.core.errors import Unverifiable
+
+    address = {"nobody": b"\x12" * 20,
+               # anvil's first dev account: a balance, no code
+               "an externally owned account":
+                   bytes.fromhex("f39fd6e51aad88f6f4ce6ab8827279cfffb92266")}[who]
+    with pytest.raises(Unverifiable) as caught:
+        _cap_check(forged, address)
+    assert caught.value.reason == "no-contract"
+
+
+def test_a_block_before_deployment_is_no_contract(forged, module_anvil):
+    from recompute.core.errors import Unverifiable
+
+    genesis = module_anvil.rpc("eth_getBlockByNumber", "0x1", False)["hash"]
+    with pytest.raises(Unverifiable) as caught:
+        _cap_check(forged, bytes.fromhex(forged[2][2:]), bytes.fromhex(genesis[2:]))
+    assert caught.value.reason == "no-contract"
+
+
+def test_a_layout_recording_another_code_hash_is_reported(forged, module_anvil):
+    import json as _json
+
+    from recompute.core.keccak import keccak256
+    from recompute.layout.descriptor import parse_descriptor
+
+    meter = forged[2]
+    code = bytes.fromhex(module_anvil.rpc("eth_getCode", meter, "latest")[2:])
+    document = _json.loads(load_layout("meter-aggregate-budget").dumps())
+    document["runtimeCodeHash"] = "0x" + bytes(32).hex().replace("0", "ab", 1)[:64]
+    other = parse_descriptor(document, "other-code")
+    document["runtimeCodeHash"] = "0x" + keccak256(code).hex()
+    same = parse_descriptor(document, "same-code")
+    address = bytes.fromhex(meter[2:])
+    findings = _cap_check(forged, address, layout=other).evidence["findings"]
+    assert [f["finding"] for f in findings] == ["code-hash-differs"]
+    assert findings[0]["proven_code_hash"] == "0x" + keccak256(code).hex()
+    assert _cap_check(forged, address, layout=same).evidence["findings"] == []
