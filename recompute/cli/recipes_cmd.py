@@ -74,7 +74,7 @@ def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, check
     contract = parse_address(address)
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
-    expect = _pairs(expects, "--expect")
+    expect = recipe.parse_expect(_pairs(expects, "--expect"))  # before any node is asked
     evidence: dict = {"recipe": recipe.name}
     try:
         anchored = anchored_block(rpcs, block, block_hash, quorum, checkpoint)
@@ -94,6 +94,10 @@ def step_command(recipe_name, positional, rpcs, block, block_hash, quorum, check
             lines.append(f"finding view-disagrees: {finding['view']} says "
                          f"{finding.get('value')} = {finding.get('view_says')}, "
                          f"storage says {finding.get('storage_says')}")
+    for view in outcome.evidence.get("views", []):
+        if view.get("compared") is False:
+            lines.append(f"view {view['view']} not compared: the node would not call it "
+                         f"({view['skipped']})")
     sys.exit(emit(outcome, as_json, lines))
 
 

@@ -18,12 +18,17 @@ from eth_abi import encode as abi_encode
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
+    BOOL,
+    HEX,
+    INT,
+    TEXT,
     Derivation,
     Param,
     Reads,
     ReceiptsAt,
     Recipe,
     ViewCheck,
+    enum,
     register,
 )
 
@@ -165,6 +170,12 @@ def _layer(p: dict) -> int:
 @register
 class LayerStatus(Recipe):
     name = "amm/layer-status"
+    outputs = {
+        "status": enum(*MAINTENANCE),
+        "deadline": INT,
+        "never_completed": BOOL,
+        "clock": INT,
+    }
     help = "Maintenance status of one layer (FRESH/DUE/OVERDUE…) from proven storage."
     section = "AMM §Status derivation, §Policy and floor, §Demand"
     params = (SUBJECT, LAYER)
@@ -218,6 +229,12 @@ class _PulseAnchoredStatus(LayerStatus):
 @register
 class SignalStatus(Recipe):
     name = "amm/signal-status"
+    outputs = {
+        "status": enum(*SIGNAL),
+        "last_signal_at": INT,
+        "silent_since": INT,
+        "clock": INT,
+    }
     help = "Activity signal status (PRESENT/SILENT…) from proven storage."
     section = "AMM §Status derivation, §Pulse"
     params = (SUBJECT,)
@@ -247,6 +264,13 @@ class SignalStatus(Recipe):
 @register
 class StateRoot(Recipe):
     name = "amm/state-root"
+    outputs = {
+        "state_version": INT,
+        "root": HEX,
+        "computed_root": HEX,
+        "root_at_version": HEX,
+        "root_consistent": BOOL,
+    }
     help = "head.root == computeRoot(c0..c3) and rootAt(stateVersion) == head.root."
     section = "AMM §Commitment format, §Layer checkpoints and state versions"
     params = (SUBJECT,)
@@ -319,6 +343,16 @@ def restore_claim(record: dict, root_at_restored: bytes, root_at_new: bytes) -> 
 @register
 class RestoreClaim(Recipe):
     name = "amm/restore-claim"
+    outputs = {
+        "seq": INT,
+        "restores_version": INT,
+        "base_version": INT,
+        "new_version": INT,
+        "post_root": HEX,
+        "root_at_restored": HEX,
+        "root_at_new": HEX,
+        "restore_claim_valid": BOOL,
+    }
     help = "A cycle record's restoresVersion: rootAt(restoresVersion) is the post root."
     section = "AMM §Cycle records (Restore claim), §Events"
     params = (SUBJECT, Param("block", "uint", "the block holding the report's transaction"),
@@ -383,6 +417,12 @@ class _VersionOnlyRestoreClaim(RestoreClaim):
 @register
 class Commitment(Recipe):
     name = "amm/commitment"
+    outputs = {
+        "computed_commitment": HEX,
+        "proven_commitment": HEX,
+        "matches": BOOL,
+        "schema": TEXT,
+    }
     help = "A layer document (JCS) and salt recompute to the proven checkpoint commitment."
     section = "AMM §Commitment format"
     params = (SUBJECT, LAYER, Param("document", "file", "the layer state document (JSON)"),

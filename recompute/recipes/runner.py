@@ -30,7 +30,16 @@ from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
+from recompute.recipes.framework import (
+    Clock,
+    Derivation,
+    Logs,
+    Reads,
+    ReceiptsAt,
+    Recipe,
+    Slots,
+    parse_int_text,
+)
 
 
 @dataclass
@@ -350,7 +359,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     if compare_views:
         evidence["views"] = compare_with_views(recipe, params, block, address, derived)
         for view in evidence["views"]:
-            if not view["agrees"]:
+            if view["agrees"] is False:
                 evidence["findings"].append({"finding": "view-disagrees", **view})
     if expect:
         results = []
@@ -362,7 +371,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
                 )
             got = normalise(derived[key])
             results.append({"key": key, "expected": text, "derived": got,
-                            "holds": got == _normal_text(text)})
+                            "holds": expectation_holds(derived[key], text)})
         evidence["expectations"] = results
         holds = all(r["holds"] for r in results)
         detail = "" if holds else "; ".join(
@@ -392,6 +401,16 @@ def subject_account(block: AnchoredBlock, job: Job, runner: Runner) -> ProvenAcc
                            f"{block.number} (proven against its stateRoot): check the address "
                            "and that the contract was deployed by then")
     return account
+
+
+def expectation_holds(value: Any, text: str) -> bool:
+    """Does a derived value equal the expected text? Integers compare as numbers (decimal or
+    0x-hex: ``0x69113928`` is ``1762736424``), booleans as true/false, the rest as text."""
+    if isinstance(value, bool):
+        return normalise(value) == text.strip().lower()
+    if isinstance(value, int):
+        return parse_int_text(text) == value
+    return normalise(value) == _normal_text(text)
 
 
 def _normal_text(text: str) -> str:
@@ -429,8 +448,9 @@ def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, addre
         try:
             raw = block.source.call(address, data, block.hash)
             returned = tuple(abi_decode(list(check.returns), raw))
-        except Unverifiable as exc:
-            out.append({"view": check.signature, "agrees": True, "skipped": exc.reason})
+        except Unverifiable as exc:  # the node would not call it: nothing was compared
+            out.append({"view": check.signature, "compared": False, "agrees": None,
+                        "skipped": exc.reason, "detail": exc.detail[:160]})
             continue
         except Exception as exc:  # a view that reverts or returns garbage is itself a finding
             out.append({"view": check.signature, "agrees": False, "error": str(exc)[:160]})
@@ -441,6 +461,7 @@ def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, addre
                 "value": name,
                 "view_says": _json_value(view_value),
                 "storage_says": _json_value(derived_value),
+                "compared": True,
                 "agrees": normalise(view_value) == normalise(derived_value),
             })
     return out

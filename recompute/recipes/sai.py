@@ -22,7 +22,21 @@ import rfc8785
 
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
-from recompute.recipes.framework import Derivation, Logs, Param, Reads, Recipe, ViewCheck, register
+from recompute.recipes.framework import (
+    BOOL,
+    HEX,
+    INT,
+    TABLE,
+    TEXT,
+    Derivation,
+    Logs,
+    Param,
+    Reads,
+    Recipe,
+    ViewCheck,
+    enum,
+    register,
+)
 
 # ---- §5.1, §6.1 enums (seed order) ----------------------------------------------------------
 
@@ -327,6 +341,17 @@ _REVISION_AT, _CHARTER_AT = 8, 22  # positions of revision and charterHash in th
 @register
 class Member(Recipe):
     name = "sai/member"
+    outputs = {
+        "status": enum(*MEMBER_STATUS),
+        "exit_reason": enum(*EXIT_REASON),
+        "suspension_cause": enum(*SUSPENSION_CAUSE),
+        "role": HEX,
+        "role_name": TEXT,
+        "stored_status": enum(*MEMBER_STATUS),
+        "lazy_exit": BOOL,
+        "live_seat": BOOL,
+        "swarm_state": enum(*LIFECYCLE),
+    }
     help = "A member's status and exit reason, lazy NOT_CARRIED / SWARM_DISSOLVED derived."
     section = "ERC-8447 §6.1, §5.2 (lazy exits), §7.2 (NOT_CARRIED)"
     params = (SWARM, Param("account", "address", "the member's account"))
@@ -363,6 +388,20 @@ class Roster(Recipe):
     """
 
     name = "sai/roster"
+    outputs = {
+        "roster_met": BOOL,
+        "active": INT,
+        "suspended": INT,
+        "active_by_role": TABLE,
+        "roles_met": TABLE,
+        "min_members": INT,
+        "counters_agree": BOOL,
+        "findings": TABLE,
+        "formation_block": INT,
+        "members_seen": INT,
+        "roster_generation": INT,
+        "swarm_state": enum(*LIFECYCLE),
+    }
     help = "rosterMet re-derived from proven member records; stored counters checked."
     section = "ERC-8447 §6.5, §6.2 (admission), §5.2/§7.2 (lazy exits), §12 (counters)"
     params = (SWARM, Param("from_block", "uint", "a block at or before the swarm's formation "
@@ -421,6 +460,15 @@ class Revision(Recipe):
     number of receipt-proven Changed events of the swarm after that block."""
 
     name = "sai/revision"
+    outputs = {
+        "revision": INT,
+        "changed_events": INT,
+        "revision_at_from": INT,
+        "increased": BOOL,
+        "consistent": BOOL,
+        "findings": TABLE,
+        "first_event_block": INT,
+    }
     help = "revision increased since from_block by exactly the proven Changed events."
     section = "ERC-8447 §5.4"
     params = (SWARM, Param("from_block", "uint", "the block to count changes from (its own "
@@ -454,6 +502,20 @@ class Revision(Recipe):
 @register
 class Charter(Recipe):
     name = "sai/charter"
+    outputs = {
+        "charter_hash": HEX,
+        "proven_charter_hash": HEX,
+        "charter_matches": BOOL,
+        "objective_hash": HEX,
+        "proven_objective_hash": HEX,
+        "objective_matches": BOOL,
+        "commitment_hash": HEX,
+        "proven_commitment_hash": HEX,
+        "commitment_matches": BOOL,
+        "spec_hash_matches": BOOL,
+        "charter_version": INT,
+        "version_matches": BOOL,
+    }
     help = "A Swarm Pack hashes (sha256 of JCS) to the proven charter/objective/commitment."
     section = "ERC-8447 §4.1"
     params = (SWARM, Param("pack", "file", "the Swarm Pack root object (JSON)"))

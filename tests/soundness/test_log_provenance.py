@@ -204,3 +204,31 @@ def test_a_layout_recording_another_code_hash_is_reported(forged, module_anvil):
     assert [f["finding"] for f in findings] == ["code-hash-differs"]
     assert findings[0]["proven_code_hash"] == "0x" + keccak256(code).hex()
     assert _cap_check(forged, address, layout=same).evidence["findings"] == []
+
+
+# ---- issue #11 item 8: a view the node will not call is not compared -----------------------
+
+
+def test_a_refused_view_is_not_compared_and_not_agreeing(forged):
+    from recompute.core.errors import Unverifiable
+
+    class RefusesCalls(LiveSource):
+        def call(self, to, data, block_hash):
+            raise Unverifiable("rpc-error", f"{self.label} eth_call: method not allowed")
+
+    url, block_hash, meter, _, root, number = forged
+    recipe = get_recipe("8312/aggregate-budget")
+    params = recipe.parse_params({"root": "0x" + bytes(root).hex(), "period": "0",
+                                  "from_block": str(number - 3)})
+    address, layout = bytes.fromhex(meter[2:]), load_layout(recipe.layout)
+    honest = step(recipe, params, anchor_block([LiveSource(url)], block_hash=bytes(block_hash)),
+                  address, layout, compare_views=True)
+    assert honest.evidence["views"] and all(v["agrees"] is True and v["compared"]
+                                            for v in honest.evidence["views"])
+    refused = step(recipe, params,
+                   anchor_block([RefusesCalls(url)], block_hash=bytes(block_hash)),
+                   address, layout, compare_views=True)
+    views = refused.evidence["views"]
+    assert views and all(v["compared"] is False and v["agrees"] is None for v in views)
+    assert all(v["skipped"] == "rpc-error" for v in views)
+    assert refused.evidence["findings"] == [] and refused.verdict == honest.verdict
