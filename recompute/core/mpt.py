@@ -37,6 +37,8 @@ class NodeCache:
         self.hashed = 0  # distinct nodes hashed and decoded so far
 
     def get(self, text: str) -> tuple[bytes, list]:
+        if not isinstance(text, str):  # a list or object is unhashable: refuse it first
+            raise InvalidProof(f"proof node is not a 0x-hex string: {str(text)[:40]!r}")
         entry = self._nodes.get(text)
         if entry is None:
             entry = self._nodes[text] = _load_node(text)
