@@ -29,7 +29,8 @@ TRUSTS = {
     "quorum": "that the agreeing endpoints are not all lying together",
     "checkpoint": "the checkpoint hash you pinned (every header down to the block re-hashed)",
     "single-rpc": "the node itself, for which block this is: nothing was pinned",
-    "parent-link": "the anchored block below which it lies: parentHash links re-hashed",
+    "parent-link": "the anchored block below which it lies: parentHash links re-hashed; a new "
+                   "head above it is the node's word unless a quorum confirmed it",
 }
 
 
@@ -184,6 +185,15 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
             f"(0x{parent.hash.hex()}) block {header.number} whose parentHash is "
             f"0x{header.parent_hash.hex()}",
         )
+    # Consensus makes a child strictly later (12 s a slot on mainnet); anvil mines several
+    # blocks in one second with equal timestamps, so only going back in time is refused.
+    if header.timestamp < parent.timestamp:
+        raise Unverifiable(
+            "header-mismatch",
+            f"{parent.source.label} returned as the child of block {parent.number} (timestamp "
+            f"{parent.timestamp}) a block with timestamp {header.timestamp}: earlier than its "
+            "parent",
+        )
     anchor = Anchor("parent-link", {
         "parent_hash": "0x" + parent.hash.hex(),
         "parent_number": parent.number,
@@ -194,6 +204,32 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
         "endpoint": parent.source.label,
     })
     return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+
+
+def confirm_by_quorum(block: AnchoredBlock, others: Sequence[ProofSource],
+                      quorum: int) -> AnchoredBlock | None:
+    """A new head found by its parent link on one endpoint, confirmed by ``quorum`` distinct
+    endpoints (its own included) returning the same hash at its number (follow mode with
+    several ``--rpc``: the head is then not one node's word). None while too few have it yet;
+    ``anchor-disagreement`` as soon as one names another block at that number."""
+    agreeing = [block.source.label]
+    said: dict[str, str] = {block.source.label: "0x" + block.hash.hex()}
+    for source in others:
+        try:
+            header = _fetch_header(source, block.number)
+        except Unverifiable as exc:
+            said[source.label] = f"({exc.reason})"
+            continue
+        said[source.label] = "0x" + header.hash.hex()
+        if header.hash != block.hash:
+            who = "; ".join(f"{label} says {value}" for label, value in said.items())
+            raise Unverifiable("anchor-disagreement", f"block {block.number}: {who}")
+        agreeing.append(source.label)
+    if len(agreeing) < quorum:
+        return None
+    anchor = Anchor(block.anchor.method, {**block.anchor.detail, "quorum": quorum,
+                                          "confirmed_by": agreeing})
+    return AnchoredBlock(_SEAL, block.header, anchor, block.chain_id, block.source)
 
 
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:

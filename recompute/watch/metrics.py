@@ -28,6 +28,8 @@ FAMILIES = {
     "reorgs_total": ("counter", "Reorgs detected."),
     "orphaned_blocks_total": ("counter", "Verified blocks that a reorg orphaned."),
     "blocks_total": ("counter", "Block evaluations completed."),
+    "up": ("gauge", "1 while the node answers, 0 while it is in trouble."),
+    "last_success_timestamp_seconds": ("gauge", "Unix time of the last block verified."),
 }
 
 
