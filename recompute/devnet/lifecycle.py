@@ -83,6 +83,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
     (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
     if resume:
+        continue_clock(node)
         manifest = read_manifest(state_dir)
         manifest["rpc"], manifest["port"] = node.url, node.port
     else:
@@ -97,6 +98,14 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     (state_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     node.process = None  # detached: it outlives us; `down` stops it by pid
     return manifest, True
+
+
+def continue_clock(node: Anvil) -> None:
+    """A resumed chain goes on from its last block's time. anvil restarted on its state dump
+    with ``--timestamp`` (the genesis time, for identical histories) would otherwise mine new
+    blocks back at the genesis time, before the blocks already there (issue #11)."""
+    last = node.rpc("eth_getBlockByNumber", "latest", False)
+    node.rpc("evm_setNextBlockTimestamp", int(last["timestamp"], 16) + 1)
 
 
 def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:

@@ -42,6 +42,11 @@ def test_up_down_resume_and_a_second_up(tmp_path):
         same_head = rpc_call(back["rpc"], "eth_getBlockByNumber", [head["number"], False])
         assert same_head["hash"] == head["hash"]
         assert back["moments"] == manifest["moments"]
+        # new blocks continue from the last block's time, not anvil's --timestamp (issue #11)
+        rpc_call(back["rpc"], "evm_mine", [])
+        new = rpc_call(back["rpc"], "eth_getBlockByNumber", ["latest", False])
+        assert int(new["number"], 16) == int(head["number"], 16) + 1
+        assert int(new["timestamp"], 16) > int(head["timestamp"], 16)
     finally:
         run_cli("devnet", "down", "--state-dir", state)
 

@@ -294,3 +294,29 @@ def test_a_malformed_answer_for_one_block_does_not_abort_a_range_audit(chain):
     assert verdicts[bad] == ("UNVERIFIABLE", "rpc-malformed")
     assert all(v == ("VERIFIED-GOOD", "ok") for n, v in verdicts.items() if n != bad)
     assert summary.exit_code() == 2 and summary.blocks == top - first + 1
+
+
+@pytest.mark.anvil
+def test_a_resumed_anvil_continues_from_its_last_block_time(tmp_path):
+    """`recompute devnet down` then `up` (recompute/devnet/lifecycle.py): anvil comes back on
+    its state dump with the genesis --timestamp; continue_clock keeps time moving forward."""
+    from recompute.devnet.anvil import Anvil
+    from recompute.devnet.lifecycle import continue_clock
+
+    genesis, later = 1767225600, 1767225600 + 100_000
+    node = Anvil(timestamp=genesis, state_path=tmp_path / "state.json").start()
+    try:
+        node.rpc("evm_setNextBlockTimestamp", later)
+        node.rpc("evm_mine")
+    finally:
+        node.stop()
+    node = Anvil(timestamp=genesis, state_path=tmp_path / "state.json").start()
+    try:
+        continue_clock(node)
+        node.rpc("evm_mine")
+        node.rpc("evm_mine")
+        stamps = [int(node.rpc("eth_getBlockByNumber", hex(n), False)["timestamp"], 16)
+                  for n in (1, 2, 3)]
+    finally:
+        node.stop()
+    assert stamps[0] == later and stamps[1] > later and stamps[2] >= stamps[1]

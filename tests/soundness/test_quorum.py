@@ -86,3 +86,11 @@ def test_latest_is_the_highest_head_k_endpoints_reach_and_every_head_is_evidence
     assert block.number == head
     assert block.anchor.method == "quorum"
     assert sorted(block.anchor.detail["heads"].values()) == [head, head]
+
+
+def test_the_chain_id_is_labelled_the_nodes_word(chain):
+    from recompute.core.outcome import block_evidence
+
+    evidence = block_evidence(anchor_block([honest(chain)], block=3))
+    assert evidence["chain_id"] == 31337
+    assert "not proven" in evidence["chain_id_from"]
