@@ -320,3 +320,21 @@ def test_a_resumed_anvil_continues_from_its_last_block_time(tmp_path):
     finally:
         node.stop()
     assert stamps[0] == later and stamps[1] > later and stamps[2] >= stamps[1]
+
+
+def test_a_range_audit_of_an_address_without_code_says_no_contract(chain):
+    from recompute.watch.auditor import Auditor
+
+    node, _ = chain
+    for _ in range(3):
+        node.rpc("evm_mine")
+    top = int(node.rpc("eth_blockNumber"), 16)
+    out, err = io.StringIO(), io.StringIO()
+    auditor = Auditor(BlockEvaluator(_checks("0x" + "12" * 20)), Sink(Metrics(), out, err),
+                      workers=1, confirmations=0)
+    summary = auditor.run(anchor_block([LiveSource(node.url)], block=top), top - 2, top)
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert len(lines) == 3 and {(x["verdict"], x["reason"]) for x in lines} == {
+        ("UNVERIFIABLE", "no-contract")}
+    assert summary.exit_code() == 2
+    assert "cap: UNVERIFIABLE because no-contract ×3" in summary.table()
