@@ -195,3 +195,24 @@ def test_a_binary_or_deep_checks_toml_is_one_usage_error(tmp_path):
         path.write_bytes(content)
         with pytest.raises(UsageError):
             load_config(path)
+
+
+@pytest.mark.parametrize("transactions", [[1], [{"nohash": 1}], [["0x00"]], ["0x12"]])
+def test_a_blocks_transactions_that_are_not_hashes_are_rpc_malformed(transactions):
+    """eth_getBlockReceipts refused, the fallback reads the block's transactions: a node that
+    lists something else than hashes (or objects with one) is malformed, not a crash."""
+    from recompute.core.receipts import prove_receipts
+
+    class NoBlockReceipts(LiveSource):
+        def block_receipts(self, block_hash):
+            raise Unverifiable("rpc-error", "method not found")
+
+        def block_by_hash(self, block_hash):
+            block = super().block_by_hash(block_hash)
+            return dict(block, transactions=transactions) if block else block
+
+    with FixtureNode(FIXTURES) as node:
+        block = anchor_block([NoBlockReceipts(node.url)], block="latest")
+        with pytest.raises(Unverifiable) as caught:
+            prove_receipts(block)
+    assert caught.value.reason == "rpc-malformed"
