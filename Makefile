@@ -24,6 +24,7 @@ demo: setup
 
 test: setup
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest -q
 
 # The inner loop: everything that needs no anvil (a test that starts one unmarked fails here).

@@ -20,14 +20,14 @@ LEVELS = {
     "": 0,  # recompute/__init__.py (the version, the public API re-exports: see below)
     "core": 0,
     "data": 0,
-    "layout": 1,
-    "sources": 1,
     "lightclient": 1,
-    "recipes": 2,
-    "devnet": 2,
-    "vectors": 3,
-    "watch": 3,
-    "cli": 4,
+    "layout": 2,
+    "sources": 2,
+    "recipes": 3,
+    "devnet": 3,
+    "vectors": 4,
+    "watch": 4,
+    "cli": 5,
 }
 # recompute/__init__.py, recompute/api.py and recompute/recipe.py (for recipe authors) are the
 # public library surface: they sit on top

@@ -20,6 +20,7 @@ from recompute.cli import cli
 from recompute.core.errors import UsageError
 from recompute.layout import import_layout, load_layout, resolve
 from recompute.layout.resolve import hex32, show
+from recompute.layout.types import BytesType, DynamicArrayType
 
 
 @cli.group("layout")
@@ -88,10 +89,10 @@ def slot_cmd(layout_name: str, path: str, as_json: bool) -> None:
     click.echo(f"slot    {hex32(loc.slot)}" + (f"  ({loc.slot})" if loc.slot < 1 << 64 else ""))
     click.echo(f"offset  {loc.offset}")
     click.echo(f"size    {loc.size}")
-    if loc.type.kind in ("bytes", "string") and loc.length_of is None:
+    if isinstance(loc.type, BytesType) and loc.length_of is None:
         click.echo("note    bytes/string: if the length is 32 or more the data lives at "
                    "keccak256(slot) onwards (decided at read time)")
-    if loc.type.kind == "dynamic_array" and loc.length_of is None:
+    if isinstance(loc.type, DynamicArrayType) and loc.length_of is None:
         click.echo("note    a whole dynamic array reads its length at this slot, then the "
                    "elements from keccak256(slot)")
     click.echo("steps")

@@ -48,6 +48,10 @@ class Reason(StrEnum):
                          "the receipts do not rebuild to the header's receiptsRoot")
     NO_CONTRACT = ("no-contract",
                    "the recipe's contract is proven absent or without code at that block")
+    INVALID_CONSENSUS_PROOF = (
+        "invalid-consensus-proof",
+        "a beacon light-client proof (sync-committee signature, participation or Merkle branch)"
+        " does not verify")
 
     def __new__(cls, value: str, description: str):
         member = str.__new__(cls, value)

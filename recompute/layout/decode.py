@@ -17,11 +17,25 @@ Value representation (Python → JSON, see :func:`to_json`):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from recompute.core.errors import UsageError
-from recompute.layout.paths import Key
-from recompute.layout.types import TypeInfo
+from recompute.layout.paths import BoolKey, HexKey, IntKey, Key, StringKey
+from recompute.layout.types import (
+    BytesType,
+    DynamicArrayType,
+    StaticArrayType,
+    StructType,
+    TypeInfo,
+    ValueKind,
+    ValueType,
+)
+
+if TYPE_CHECKING:  # the descriptor imports this module; the type is only for annotations
+    from recompute.layout.descriptor import Layout
 
 WORD = 1 << 256
+K = ValueKind
 
 
 class InvalidUtf8(bytes):
@@ -43,55 +57,61 @@ def insert(word: int, offset: int, size: int, raw: int) -> int:
     return (word & ~mask) | ((raw << (8 * offset)) & mask)
 
 
-def decode_value(t: TypeInfo, raw: int, underlying: TypeInfo | None = None):
+def decode_value(t: ValueType, raw: int, underlying: ValueType | None = None) -> Any:
     """The value of a value type from its ``t.size`` bytes (already extracted, as an int)."""
-    kind = t.kind
-    if kind == "udvt":
-        return decode_value(underlying, raw) if underlying else raw.to_bytes(t.size, "big")
-    if kind in ("uint", "enum"):
-        return raw
-    if kind == "int":
-        return raw - (1 << t.bits) if raw >> (t.bits - 1) else raw
-    if kind == "bool":
-        return raw != 0
-    if kind in ("address", "contract"):
-        return f"0x{raw:040x}"
-    if kind in ("fixedbytes", "function_external", "function_internal"):
-        return raw.to_bytes(t.size, "big")
-    raise UsageError(f"{t.label} is not a value type")
+    match t.kind:
+        case K.UDVT:
+            return decode_value(underlying, raw) if underlying else raw.to_bytes(t.size, "big")
+        case K.UINT | K.ENUM:
+            return raw
+        case K.INT:
+            return raw - (1 << t.bits) if raw >> (t.bits - 1) else raw
+        case K.BOOL:
+            return raw != 0
+        case K.ADDRESS | K.CONTRACT:
+            return f"0x{raw:040x}"
+        case K.FIXED_BYTES | K.FUNCTION_EXTERNAL | K.FUNCTION_INTERNAL:
+            return raw.to_bytes(t.size, "big")
 
 
-def encode_value(t: TypeInfo, value, underlying: TypeInfo | None = None) -> int:
+def encode_value(t: ValueType, value: Any, underlying: ValueType | None = None) -> int:
     """The ``t.size`` bytes (as an int) solc stores for ``value``; inverse of decode_value."""
-    kind = t.kind
-    if kind == "udvt":
-        if underlying:
-            return encode_value(underlying, value)
-        return _bytes_value(t, value)
-    if kind in ("uint", "enum"):
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << t.bits:
-            raise UsageError(f"{value!r} is not a {t.label}")
-        return value
-    if kind == "int":
-        half = 1 << (t.bits - 1)
-        if not isinstance(value, int) or isinstance(value, bool) or not -half <= value < half:
-            raise UsageError(f"{value!r} is not a {t.label}")
-        return value % (1 << t.bits)
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise UsageError(f"{value!r} is not a bool")
-        return int(value)
-    if kind in ("address", "contract"):
-        if not isinstance(value, str) or len(value) != 42 or not value.startswith(("0x", "0X")):
-            raise UsageError(f"{value!r} is not an address (0x + 40 hex digits)")
-        try:
-            return int(value[2:], 16)
-        except ValueError:
-            raise UsageError(f"{value!r} is not an address (0x + 40 hex digits)") from None
-    return _bytes_value(t, value)
+    match t.kind:
+        case K.UDVT:
+            return encode_value(underlying, value) if underlying else _bytes_value(t, value)
+        case K.UINT | K.ENUM:
+            if not _is_int(value) or not 0 <= value < 1 << t.bits:
+                raise UsageError(f"{value!r} is not a {t.label}")
+            return int(value)
+        case K.INT:
+            half = 1 << (t.bits - 1)
+            if not _is_int(value) or not -half <= value < half:
+                raise UsageError(f"{value!r} is not a {t.label}")
+            return int(value) % (1 << t.bits)
+        case K.BOOL:
+            if not isinstance(value, bool):
+                raise UsageError(f"{value!r} is not a bool")
+            return int(value)
+        case K.ADDRESS | K.CONTRACT:
+            return _address_value(value)
+        case _:
+            return _bytes_value(t, value)
 
 
-def _bytes_value(t: TypeInfo, value) -> int:
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _address_value(value: Any) -> int:
+    if not isinstance(value, str) or len(value) != 42 or not value.startswith(("0x", "0X")):
+        raise UsageError(f"{value!r} is not an address (0x + 40 hex digits)")
+    try:
+        return int(value[2:], 16)
+    except ValueError:
+        raise UsageError(f"{value!r} is not an address (0x + 40 hex digits)") from None
+
+
+def _bytes_value(t: ValueType, value: Any) -> int:
     if not isinstance(value, (bytes, bytearray)) or len(value) != t.size:
         raise UsageError(f"{value!r} is not {t.size} bytes ({t.label})")
     return int.from_bytes(value, "big")
@@ -131,8 +151,8 @@ def long_bytes(words: list[int], length: int) -> bytes:
     return b"".join(w.to_bytes(32, "big") for w in words)[:length]
 
 
-def as_text(t: TypeInfo, data: bytes):
-    if t.kind == "bytes":
+def as_text(t: BytesType, data: bytes) -> bytes | str:
+    if not t.is_string:
         return bytes(data)
     try:
         return data.decode("utf-8")
@@ -142,91 +162,109 @@ def as_text(t: TypeInfo, data: bytes):
 
 # --- mapping keys ----------------------------------------------------------------------------
 
-def key_preimage(t: TypeInfo, key: Key, underlying: TypeInfo | None = None) -> bytes:
+def key_preimage(t: TypeInfo, key: Key, underlying: ValueType | None = None) -> bytes:
     """h(k) of solc docs: value types padded to 32 bytes as in memory (unsigned and address
     left-padded with zeros, signed sign-extended, bytesN right-padded, bool 0/1), bytes and
     string keys unpadded. ``key`` is a :class:`recompute.layout.paths.Key`."""
-    kind = t.kind
     where = f"key {key.text} at column {key.col}"
-    if kind == "udvt":
-        if underlying is None:
-            raise UsageError(
-                f"{where}: the key type {t.label} is a user-defined value type whose underlying "
-                f"type the layout does not state; add \"underlying\" (e.g. \"t_uint256\") to "
-                f"types[{t.id!r}] in the descriptor"
-            )
-        return key_preimage(underlying, key)
-    if kind in ("uint", "enum", "int"):
-        if key.kind not in ("int", "hex") or key.number is None:
-            raise UsageError(f"{where}: a {t.label} key must be a number")
-        if kind == "int":
-            half = 1 << (t.bits - 1)
-            if not -half <= key.number < half:
-                raise UsageError(f"{where}: out of range for {t.label}")
-        elif not 0 <= key.number < 1 << t.bits:
-            raise UsageError(f"{where}: out of range for {t.label}")
-        return (key.number % WORD).to_bytes(32, "big")
-    if kind == "bool":
-        if key.kind == "bool":
-            return int(key.flag).to_bytes(32, "big")
-        if key.kind == "int" and key.number in (0, 1):
-            return key.number.to_bytes(32, "big")
-        raise UsageError(f"{where}: a bool key must be true or false")
-    if kind in ("address", "contract"):
-        if key.kind != "hex" or len(key.digits) != 40:
-            raise UsageError(f"{where}: a {t.label} key must be 0x followed by 40 hex digits")
-        return key.number.to_bytes(32, "big")
-    if kind == "fixedbytes":
-        if key.kind == "hex" and len(key.digits) == 2 * t.size:
-            data = bytes.fromhex(key.digits)
-        elif key.kind == "string" and len(key.data) <= t.size:
-            data = key.data
-        else:
-            raise UsageError(
-                f"{where}: a {t.label} key must be 0x followed by {2 * t.size} hex digits "
-                f"(or a string of at most {t.size} bytes)"
-            )
-        return data.ljust(32, b"\0")
-    if kind == "string":
-        if key.kind != "string":
-            raise UsageError(f"{where}: a string key must be quoted (\"...\")")
-        return key.data
-    if kind == "bytes":
-        if key.kind == "hex" and len(key.digits) % 2 == 0:
-            return bytes.fromhex(key.digits)
-        if key.kind == "string":
+    match t:
+        case BytesType(is_string=True):
+            if not isinstance(key, StringKey):
+                raise UsageError(f"{where}: a string key must be quoted (\"...\")")
             return key.data
-        raise UsageError(f"{where}: a bytes key must be 0x-hex with an even number of digits "
-                         "(or a quoted string)")
+        case BytesType(is_string=False):
+            return _bytes_key(key, where)
+        case ValueType(kind=K.UDVT):
+            if underlying is None:
+                raise UsageError(
+                    f"{where}: the key type {t.label} is a user-defined value type whose "
+                    f"underlying type the layout does not state; add \"underlying\" (e.g. "
+                    f"\"t_uint256\") to types[{t.id!r}] in the descriptor"
+                )
+            return key_preimage(underlying, key)
+        case ValueType():
+            return _value_key(t, key, where)
     raise UsageError(f"{where}: a {t.label} cannot be a mapping key")
+
+
+def _value_key(t: ValueType, key: Key, where: str) -> bytes:
+    match t.kind:
+        case K.UINT | K.ENUM | K.INT:
+            return _number_key(t, key, where)
+        case K.BOOL:
+            if isinstance(key, BoolKey):
+                return int(key.flag).to_bytes(32, "big")
+            if isinstance(key, IntKey) and key.number in (0, 1):
+                return key.number.to_bytes(32, "big")
+            raise UsageError(f"{where}: a bool key must be true or false")
+        case K.ADDRESS | K.CONTRACT:
+            if not isinstance(key, HexKey) or len(key.digits) != 40:
+                raise UsageError(f"{where}: a {t.label} key must be 0x followed by 40 hex digits")
+            return bytes.fromhex(key.digits).rjust(32, b"\0")
+        case K.FIXED_BYTES:
+            return _fixed_bytes_key(t, key, where)
+    raise UsageError(f"{where}: a {t.label} cannot be a mapping key")
+
+
+def _number_key(t: ValueType, key: Key, where: str) -> bytes:
+    number = key.number if isinstance(key, IntKey | HexKey) else None
+    if number is None:
+        raise UsageError(f"{where}: a {t.label} key must be a number")
+    if t.kind is K.INT:
+        half = 1 << (t.bits - 1)
+        if not -half <= number < half:
+            raise UsageError(f"{where}: out of range for {t.label}")
+    elif not 0 <= number < 1 << t.bits:
+        raise UsageError(f"{where}: out of range for {t.label}")
+    return (number % WORD).to_bytes(32, "big")
+
+
+def _fixed_bytes_key(t: ValueType, key: Key, where: str) -> bytes:
+    if isinstance(key, HexKey) and len(key.digits) == 2 * t.size:
+        data = bytes.fromhex(key.digits)
+    elif isinstance(key, StringKey) and len(key.data) <= t.size:
+        data = key.data
+    else:
+        raise UsageError(
+            f"{where}: a {t.label} key must be 0x followed by {2 * t.size} hex digits "
+            f"(or a string of at most {t.size} bytes)"
+        )
+    return data.ljust(32, b"\0")
+
+
+def _bytes_key(key: Key, where: str) -> bytes:
+    if isinstance(key, HexKey) and len(key.digits) % 2 == 0:
+        return bytes.fromhex(key.digits)
+    if isinstance(key, StringKey):
+        return key.data
+    raise UsageError(f"{where}: a bytes key must be 0x-hex with an even number of digits "
+                     "(or a quoted string)")
 
 
 # --- JSON ------------------------------------------------------------------------------------
 
-def to_json(layout, t: TypeInfo, value):
+def to_json(layout: Layout, t: TypeInfo, value: Any) -> Any:
     """The JSON form of a decoded value of type ``t`` (see the module docstring)."""
-    if t.kind == "udvt":
-        under = layout.underlying(t)
-        return to_json(layout, under, value) if under else "0x" + value.hex()
-    if t.kind in ("uint", "int", "enum"):
-        return str(value)
-    if t.kind == "bool":
-        return bool(value)
-    if t.kind in ("address", "contract"):
-        return value
-    if t.kind in ("fixedbytes", "function_external", "function_internal", "bytes"):
-        return "0x" + bytes(value).hex()
-    if t.kind == "string":
-        if isinstance(value, InvalidUtf8):
-            return {"hex": "0x" + bytes(value).hex(), "invalid_utf8": True}
-        return value
-    if t.kind == "struct":
-        out = {}
-        for m in t.members:
-            if m.label in value:
-                out[m.label] = to_json(layout, layout.type(m.type_id), value[m.label])
-        return out
-    if t.kind in ("static_array", "dynamic_array"):
-        base = layout.type(t.base)
-        return [to_json(layout, base, v) for v in value]
+    match t:
+        case ValueType(kind=K.UDVT):
+            under = layout.underlying(t)
+            return to_json(layout, under, value) if under else "0x" + value.hex()
+        case ValueType(kind=K.UINT | K.INT | K.ENUM):
+            return str(value)
+        case ValueType(kind=K.BOOL):
+            return bool(value)
+        case ValueType(kind=K.ADDRESS | K.CONTRACT):
+            return value
+        case ValueType() | BytesType(is_string=False):
+            return "0x" + bytes(value).hex()
+        case BytesType(is_string=True):
+            if isinstance(value, InvalidUtf8):
+                return {"hex": "0x" + bytes(value).hex(), "invalid_utf8": True}
+            return value
+        case StructType(members=members):
+            return {m.label: to_json(layout, layout.type(m.type_id), value[m.label])
+                    for m in members if m.label in value}
+        case StaticArrayType(base=base) | DynamicArrayType(base=base):
+            base_type = layout.type(base)
+            return [to_json(layout, base_type, v) for v in value]
     raise UsageError(f"a {t.label} has no value of its own")

@@ -17,20 +17,29 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from recompute.core.boundedjson import load_file, loads
 from recompute.core.errors import UsageError
 from recompute.data import LAYOUTS
 from recompute.layout.types import (
     KEY_KINDS,
+    DynamicArrayType,
+    MappingType,
     Member,
+    StaticArrayType,
+    StructType,
     TypeInfo,
-    _value_kind,
+    ValueKind,
+    ValueType,
     array_slots,
     parse_member,
     parse_type,
+    references,
+    value_kind,
 )
 
 FORMAT = "recompute-layout/1"
@@ -38,23 +47,24 @@ HEADER_KEYS = ("format", "contract", "compiler", "storage", "types")
 OPTIONAL_KEYS = ("runtimeCodeHash",)  # keccak256 of the runtime code the layout is for
 
 
-@dataclass
+@dataclass(frozen=True)
 class Layout:
-    """A validated descriptor. ``document`` is its normalised JSON form."""
+    """A validated descriptor. ``document`` is its normalised JSON form; ``digest`` the sha256
+    of its canonical text, which names it exactly (two layouts of one contract name differ)."""
 
     contract: str | None
     compiler: str | None
     variables: tuple[Member, ...]
-    types: dict[str, TypeInfo]
-    document: dict = field(repr=False)
+    types: Mapping[str, TypeInfo]
+    document: dict[str, Any] = field(repr=False)
     origin: str = "<layout>"
 
     def type(self, type_id: str) -> TypeInfo:
         return self.types[type_id]
 
-    def underlying(self, t: TypeInfo) -> TypeInfo | None:
+    def underlying(self, t: TypeInfo) -> ValueType | None:
         """The value type a user-defined value type wraps, if the descriptor states it."""
-        if t.kind != "udvt" or t.underlying is None:
+        if not isinstance(t, ValueType) or t.kind is not ValueKind.UDVT or t.underlying is None:
             return None
         return _underlying_type(t, self.origin)
 
@@ -72,8 +82,9 @@ class Layout:
     def name(self) -> str:
         return self.contract or self.origin
 
-    def dumps(self) -> str:
-        return dumps(self.document)
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.dumps().encode()).hexdigest()
 
     @property
     def runtime_code_hash(self) -> bytes | None:
@@ -81,38 +92,34 @@ class Layout:
         text = self.document.get("runtimeCodeHash")
         return bytes.fromhex(text[2:]) if text else None
 
-    @property
-    def digest(self) -> str:
-        """sha256 of the canonical descriptor text: what tells two layouts apart (two
-        descriptors may share a contract name and differ in their slots)."""
-        cached = self.__dict__.get("_digest")
-        if cached is None:
-            cached = self.__dict__["_digest"] = hashlib.sha256(self.dumps().encode()).hexdigest()
-        return cached
+    def dumps(self) -> str:
+        return dumps(self.document)
 
 
-def dumps(document: dict) -> str:
+def dumps(document: dict[str, Any]) -> str:
     """The canonical text of a descriptor: sorted keys, indent 2, ASCII, trailing newline."""
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
 
-def _underlying_type(t: TypeInfo, origin: str) -> TypeInfo:
-    kind, bits = _value_kind(t.underlying, t.underlying)
-    if kind in ("udvt", "function_internal", "function_external") or (
-        bits is not None and bits != t.size * 8
-    ):
+_NOT_UNDERLYING = (ValueKind.UDVT, ValueKind.FUNCTION_INTERNAL, ValueKind.FUNCTION_EXTERNAL)
+
+
+def _underlying_type(t: ValueType, origin: str) -> ValueType:
+    assert t.underlying is not None
+    kind, bits = value_kind(t.underlying, t.underlying)
+    if kind in _NOT_UNDERLYING or (bits is not None and bits != t.size * 8):
         raise UsageError(
             f"{origin}: types[{t.id!r}] underlying {t.underlying!r} is not a {t.size}-byte "
             "elementary value type"
         )
-    return TypeInfo(t.underlying, "inplace", t.underlying.removeprefix("t_"), t.size, kind)
+    return ValueType(t.underlying, t.underlying.removeprefix("t_"), t.size, kind)
 
 
-def _check_place(m: Member, types: dict[str, TypeInfo], where: str, origin: str) -> None:
+def _check_place(m: Member, types: Mapping[str, TypeInfo], where: str, origin: str) -> None:
     if m.type_id not in types:
         raise UsageError(f"{origin}: {where} ({m.label}) refers to unknown type {m.type_id!r}")
     t = types[m.type_id]
-    if t.is_value:
+    if isinstance(t, ValueType):
         if m.offset + t.size > 32:
             raise UsageError(
                 f"{origin}: {where} ({m.label}) offset {m.offset} + {t.size} bytes crosses "
@@ -122,21 +129,20 @@ def _check_place(m: Member, types: dict[str, TypeInfo], where: str, origin: str)
         raise UsageError(f"{origin}: {where} ({m.label}) a {t.kind} must start a slot (offset 0)")
 
 
-def parse_descriptor(document, origin: str = "<layout>") -> Layout:
-    """Validate a descriptor document and build a :class:`Layout`; UsageError on any defect."""
+def _header(document: Any, origin: str) -> tuple[str | None, str | None, list[Any], dict[str, Any]]:
     if not isinstance(document, dict):
         raise UsageError(f"{origin}: a layout descriptor must be a JSON object")
     if document.get("format") != FORMAT:
         raise UsageError(
-            f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r}); "
+            f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r:.60}); "
             "create one with `recompute layout import`"
         )
     unknown = sorted(set(document) - set(HEADER_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
-        raise UsageError(f"{origin}: unknown top-level keys {unknown}")
+        raise UsageError(f"{origin}: unknown top-level keys {unknown}"[:300])
     contract = document.get("contract")
     if contract is not None and (not isinstance(contract, str) or ":" not in contract):
-        raise UsageError(f"{origin}: contract must be 'SOURCE:NAME', got {contract!r}")
+        raise UsageError(f"{origin}: contract must be 'SOURCE:NAME', got {contract!r:.80}")
     compiler = document.get("compiler")
     if compiler is not None and not isinstance(compiler, str):
         raise UsageError(f"{origin}: compiler must be a string or null")
@@ -150,36 +156,23 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
         raise UsageError(f"{origin}: 'storage' must be a list")
     if not isinstance(types_raw, dict):
         raise UsageError(f"{origin}: 'types' must be an object")
+    return contract, compiler, storage_raw, types_raw
+
+
+def parse_descriptor(document: Any, origin: str = "<layout>") -> Layout:
+    """Validate a descriptor document and build a :class:`Layout`; UsageError on any defect."""
+    contract, compiler, storage_raw, types_raw = _header(document, origin)
     types = {tid: parse_type(tid, raw, origin) for tid, raw in types_raw.items()}
     variables = tuple(
         parse_member(v, f"storage[{i}]", origin) for i, v in enumerate(storage_raw)
     )
     for i, v in enumerate(variables):
         _check_place(v, types, f"storage[{i}]", origin)
+    _check_no_cycle(types, origin)
     for t in types.values():
-        where = f"types[{t.id!r}]"
-        for ref in (t.key, t.value, t.base):
-            if ref is not None and ref not in types:
-                raise UsageError(f"{origin}: {where} refers to unknown type {ref!r}")
-    _check_acyclic(types, origin)
-    for t in types.values():
-        where = f"types[{t.id!r}]"
-        if t.kind == "mapping" and types[t.key].kind not in KEY_KINDS:
-            raise UsageError(f"{origin}: {where} a {types[t.key].kind} cannot be a mapping key")
-        if t.kind == "udvt" and t.underlying is not None:
-            _underlying_type(t, origin)
-        if t.kind == "struct":
-            end = 0
-            for j, m in enumerate(t.members):
-                _check_place(m, types, f"{where}.members[{j}]", origin)
-                mt = types[m.type_id]
-                end = max(end, m.slot + (1 if mt.is_value else mt.size // 32))
-            if end * 32 != t.size:
-                raise UsageError(
-                    f"{origin}: {where} members span {end} slots but numberOfBytes is {t.size}"
-                )
+        _check_type(t, types, origin)
     for t in types.values():  # after the structs, so a wrong struct size is named as such
-        if t.kind == "static_array":
+        if isinstance(t, StaticArrayType):
             need = array_slots(types[t.base], t.length) * 32
             if need != t.size:
                 raise UsageError(
@@ -189,46 +182,68 @@ def parse_descriptor(document, origin: str = "<layout>") -> Layout:
     return Layout(contract, compiler, variables, types, _normalise(document, types), origin)
 
 
-def _check_acyclic(types: dict[str, TypeInfo], origin: str) -> None:
-    """Refuse a type that contains itself in place (a struct member or a static array's base,
-    directly or through others), or an array that is its own element: no compiler emits one,
-    and sizing or decoding it would never end. A struct reached again only through a mapping
-    or a dynamic array (``struct S { S[] kids; }``) is fine: its data lives elsewhere."""
-
-    def inline(t: TypeInfo) -> list[str]:
-        if t.kind == "struct":
-            return [m.type_id for m in t.members]
-        if t.kind == "static_array":
-            return [t.base]
-        return []
-
-    for t in types.values():
-        if t.kind == "dynamic_array" and t.base == t.id:
-            raise UsageError(f"{origin}: types[{t.id!r}] is an array of itself")
-    done: set[str] = set()
-    for start in types:
-        if start in done:
-            continue
-        path, on_path = [(start, iter(inline(types[start])))], {start}
-        while path:
-            tid, children = path[-1]
-            child = next(children, None)
-            if child is None:
-                path.pop()
-                on_path.discard(tid)
-                done.add(tid)
-            elif child in on_path:
-                raise UsageError(f"{origin}: types[{child!r}] contains itself "
-                                 "(a struct or static array cannot hold itself in place)")
-            elif child not in done and child in types:
-                path.append((child, iter(inline(types[child]))))
-                on_path.add(child)
+def _check_type(t: TypeInfo, types: Mapping[str, TypeInfo], origin: str) -> None:
+    """References exist, mapping keys are key types, struct members fit the struct."""
+    where = f"types[{t.id!r}]"
+    if isinstance(t, StructType):
+        for j, m in enumerate(t.members):
+            _check_place(m, types, f"{where}.members[{j}]", origin)
+    for ref in references(t):
+        if ref not in types:
+            raise UsageError(f"{origin}: {where} refers to unknown type {ref!r:.120}")
+    match t:
+        case MappingType(key=key) if types[key].kind not in KEY_KINDS:
+            raise UsageError(f"{origin}: {where} a {types[key].kind} cannot be a mapping key")
+        case ValueType(kind=ValueKind.UDVT, underlying=str()):
+            _underlying_type(t, origin)
+        case StructType(members=members):
+            end = max(m.slot + _slots_of(types[m.type_id]) for m in members)
+            if end * 32 != t.size:
+                raise UsageError(
+                    f"{origin}: {where} members span {end} slots but numberOfBytes is {t.size}"
+                )
 
 
-def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
+def _slots_of(t: TypeInfo) -> int:
+    return 1 if isinstance(t, ValueType) else t.size // 32
+
+
+def _check_no_cycle(types: Mapping[str, TypeInfo], origin: str) -> None:
+    """No type may contain itself. Solidity allows a type to refer to itself only through
+    storage that is laid out elsewhere: a struct with a mapping to, or a dynamic array of,
+    itself (``struct S { S[] children; }``). Any other cycle (a struct containing itself, an
+    array or a mapping whose element is itself) cannot come from solc and would make every
+    walk over the type endless, so it is refused here, before anything reads it."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(tid: str, path: list[str]) -> None:
+        state[tid] = 1
+        for ref in references(types[tid]):
+            if ref not in types:
+                continue  # named by _check_type
+            if state.get(ref) == 1:
+                cycle = path[path.index(ref):] + [ref]
+                kinds = [types[x] for x in cycle]
+                legal = any(isinstance(x, StructType) for x in kinds) and any(
+                    isinstance(x, MappingType | DynamicArrayType) for x in kinds)
+                if not legal:
+                    raise UsageError(f"{origin}: types[{tid!r}] contains itself "
+                                     f"({' → '.join(cycle)})"[:400])
+            elif ref not in state:
+                visit(ref, [*path, ref])
+        state[tid] = 2
+
+    # Iterative deepening is not needed: solc's types tables are a few hundred entries, and
+    # the recursion is bounded by the number of types (the caller bounds the document).
+    for tid in types:
+        if tid not in state:
+            visit(tid, [tid])
+
+
+def _normalise(document: dict[str, Any], parsed: Mapping[str, TypeInfo]) -> dict[str, Any]:
     """Numbers as solc writes them: slot and numberOfBytes decimal strings, offset an int."""
 
-    def place(m: dict) -> dict:
+    def place(m: dict[str, Any]) -> dict[str, Any]:
         out = dict(m)
         out["slot"] = str(int(m["slot"]))
         out["offset"] = int(m["offset"])
@@ -238,7 +253,7 @@ def _normalise(document: dict, parsed: dict[str, TypeInfo]) -> dict:
     for tid, raw in document["types"].items():
         entry = dict(raw)
         entry["numberOfBytes"] = str(int(raw["numberOfBytes"]))
-        if parsed[tid].kind == "struct":
+        if isinstance(parsed[tid], StructType):
             entry["members"] = [place(m) for m in raw["members"]]
         types[tid] = entry
     out = {
@@ -260,7 +275,7 @@ def bundled_layouts() -> list[str]:
     return sorted(p.stem for p in LAYOUTS.glob("*.json") if p.name not in not_layouts)
 
 
-def _read_json(path: Path):
+def _read_json(path: Path) -> Any:
     return load_file(path, str(path), UsageError)
 
 
@@ -287,7 +302,7 @@ def load_layout(name_or_path: str | Path) -> Layout:
 
 # --- importing solc output -----------------------------------------------------------------
 
-def _bare(layout, origin: str) -> tuple[list, dict]:
+def _bare(layout: Any, origin: str) -> tuple[list[Any], dict[str, Any]]:
     if not isinstance(layout, dict) or not isinstance(layout.get("storage"), list) or not (
         isinstance(layout.get("types"), dict) or layout.get("types") is None
     ):
@@ -296,13 +311,14 @@ def _bare(layout, origin: str) -> tuple[list, dict]:
     return layout["storage"], layout.get("types") or {}
 
 
-def _declared_contract(storage: list) -> str | None:
+def _declared_contract(storage: list[Any]) -> str | None:
     """solc stamps every storage entry with the contract being compiled (the most derived)."""
     names = {v.get("contract") for v in storage if isinstance(v, dict)}
     return names.pop() if len(names) == 1 else None
 
 
-def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[str, dict]:
+def _from_standard_json(doc: dict[str, Any], contract: str | None,
+                        origin: str) -> tuple[str, Any]:
     found = {}
     if not isinstance(doc.get("contracts"), dict):
         raise UsageError(f"{origin}: 'contracts' must be an object of source files")
@@ -336,7 +352,7 @@ def _from_standard_json(doc: dict, contract: str | None, origin: str) -> tuple[s
                      f"(choices: {', '.join(sorted(found))})")
 
 
-def import_layout(input_json, contract: str | None = None, compiler: str | None = None,
+def import_layout(input_json: Any, contract: str | None = None, compiler: str | None = None,
                   origin: str | None = None) -> Layout:
     """Build a descriptor from solc output.
 

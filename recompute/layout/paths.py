@@ -16,6 +16,7 @@ kind a step needs is decided by the resolver, which knows the types. Errors name
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar, NoReturn
 
 from recompute.core.errors import UsageError
 
@@ -25,17 +26,58 @@ _DIGITS = set("0123456789")
 _HEX = set("0123456789abcdefABCDEF")
 
 
-@dataclass(frozen=True)
-class Key:
-    """A literal inside ``[...]``. ``kind`` is ``int``, ``hex``, ``string`` or ``bool``."""
+# A literal inside ``[...]``: one frozen class per form, so a resolver matches on the class.
+# ``kind`` names the form in messages; ``col`` is the 1-based column where the key starts.
 
-    kind: str
+
+@dataclass(frozen=True)
+class IntKey:
+    """A decimal key: ``42``, ``-5`` (negative only means something for intN keys)."""
+
     text: str
     col: int
-    number: int | None = None  # int and hex keys
-    digits: str | None = None  # hex keys: the digits as written, lowercase
-    data: bytes | None = None  # string keys: UTF-8 bytes
-    flag: bool | None = None  # bool keys
+    number: int
+    kind: ClassVar[str] = "int"
+
+
+@dataclass(frozen=True)
+class HexKey:
+    """``0x…``: an address, a bytesN, a bytes value or a number."""
+
+    text: str
+    col: int
+    digits: str  # as written, lowercase, without 0x (may be empty)
+    kind: ClassVar[str] = "hex"
+
+    @property
+    def number(self) -> int | None:
+        return int(self.digits, 16) if self.digits else None
+
+
+@dataclass(frozen=True)
+class StringKey:
+    """``"text"``: its UTF-8 bytes."""
+
+    text: str
+    col: int
+    data: bytes
+    kind: ClassVar[str] = "string"
+
+
+@dataclass(frozen=True)
+class BoolKey:
+    text: str
+    col: int
+    flag: bool
+    kind: ClassVar[str] = "bool"
+
+
+Key = IntKey | HexKey | StringKey | BoolKey
+
+# 2**256 has 78 decimal digits: a longer decimal key can be nothing solc hashes, and Python's
+# int() refuses more than 4,300 digits; a path is bounded as a whole before it is parsed.
+MAX_DECIMAL_DIGITS = 80
+MAX_PATH_LENGTH = 8192
 
 
 @dataclass(frozen=True)
@@ -74,7 +116,7 @@ class _Parser:
         self.text = text
         self.pos = 0
 
-    def fail(self, message: str, pos: int | None = None):
+    def fail(self, message: str, pos: int | None = None) -> NoReturn:
         col = (self.pos if pos is None else pos) + 1
         raise UsageError(f"bad path {self.text!r}: {message} at column {col}")
 
@@ -105,10 +147,7 @@ class _Parser:
                 while self.peek() and self.peek() in _HEX:
                     self.pos += 1
                 digits = self.text[start + 2:self.pos].lower()
-                if len(digits) > 64:
-                    self.fail("the hex number is longer than any 256-bit key")
-                return Key("hex", self.text[start:self.pos], start + 1,
-                           number=int(digits, 16) if digits else None, digits=digits)
+                return HexKey(self.text[start:self.pos], start + 1, digits)
             if c == "-":
                 self.pos += 1
                 if not (self.peek() and self.peek() in _DIGITS):
@@ -116,13 +155,14 @@ class _Parser:
             while self.peek() and self.peek() in _DIGITS:
                 self.pos += 1
             text = self.text[start:self.pos]
-            if len(text.lstrip("-")) > 80:  # past any 256-bit key (and Python's digit limit)
-                self.fail("the number is longer than any 256-bit key")
-            return Key("int", text, start + 1, number=int(text))
+            if len(text.lstrip("-")) > MAX_DECIMAL_DIGITS:
+                self.fail(f"a decimal key of more than {MAX_DECIMAL_DIGITS} digits exceeds "
+                          "2**256", start)
+            return IntKey(text, start + 1, int(text))
         if c and c in _IDENT_START:
             word = self.ident("a key")
             if word in ("true", "false"):
-                return Key("bool", word, start + 1, flag=word == "true")
+                return BoolKey(word, start + 1, word == "true")
             self.fail(f"{word!r} is not a key (use a number, 0x-hex, \"string\", true or false)",
                       start)
         got = repr(c) if c else "the end"
@@ -152,7 +192,7 @@ class _Parser:
             data = value.encode("utf-8")
         except UnicodeEncodeError:
             self.fail("the string is not encodable as UTF-8", start)
-        return Key("string", self.text[start:self.pos], start + 1, data=data)
+        return StringKey(self.text[start:self.pos], start + 1, data)
 
     def parse(self) -> Path:
         if not self.text:
@@ -184,4 +224,6 @@ def parse_path(text: str) -> Path:
     """Parse a layout path; :class:`UsageError` (with the column) on any syntax error."""
     if not isinstance(text, str):
         raise UsageError(f"a path must be text, got {type(text).__name__}")
+    if len(text) > MAX_PATH_LENGTH:
+        raise UsageError(f"bad path {text[:40]!r}…: longer than {MAX_PATH_LENGTH} characters")
     return _Parser(text).parse()

@@ -19,19 +19,34 @@ array runs its parts side by side (:func:`_gather`), so independent parts share 
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
-
-from eth_hash.auto import keccak
+from typing import Any
 
 from recompute.core.errors import UsageError
+from recompute.core.keccak import keccak256
 from recompute.layout import decode
 from recompute.layout.descriptor import Layout
 from recompute.layout.resolve import Location, hex32, resolve
-from recompute.layout.types import TypeInfo, array_slots, element_location
+from recompute.layout.types import (
+    BytesType,
+    DynamicArrayType,
+    MappingType,
+    StaticArrayType,
+    StructType,
+    TypeInfo,
+    ValueType,
+    array_slots,
+    element_location,
+)
 
 WORD = 1 << 256
 DEFAULT_MAX_SLOTS = 1 << 16  # per path: refuse to expand a whole read beyond this
+# A type may contain itself through a dynamic array (``struct S { S[] children; }``), so how
+# deep a whole read nests is decided by proven storage, which a contract's author controls.
+MAX_DEPTH = 32
+
+Need = Generator[set[int], None, Any]  # a reader: yields slots it needs, returns its value
 
 
 class IndexOutOfBounds(UsageError):
@@ -52,15 +67,15 @@ class ReadResult:
 
     path: str
     type_label: str
-    value: object
+    value: Any
     slots: list[int]
     location: Location = field(repr=False)
     slot_paths: dict[int, str] = field(default_factory=dict, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         loc = self.location
-        if loc.length_of is not None:
+        if loc.length_of is not None or self._layout is None:
             value = str(self.value)
         else:
             value = decode.to_json(self._layout, loc.type, self.value)
@@ -84,10 +99,10 @@ class _Ctx:
         self.used: dict[int, str] = {}
 
     def need(self, slots: Iterable[int], name: str) -> Generator[set[int], None, None]:
-        slots = set(slots)
-        for s in sorted(slots):
+        wanted = set(slots)
+        for s in sorted(wanted):
             self.used.setdefault(s, name)
-        missing = {s for s in slots if s not in self.known}
+        missing = {s for s in wanted if s not in self.known}
         if missing:
             yield missing
 
@@ -102,9 +117,9 @@ class _Ctx:
             )
 
 
-def _gather(gens: list[Generator]) -> Generator[set[int], None, list]:
+def _gather(gens: list[Need]) -> Generator[set[int], None, list[Any]]:
     """Run readers side by side: each round asks the union of what they still need."""
-    results: list = [None] * len(gens)
+    results: list[Any] = [None] * len(gens)
     pending: dict[int, set[int]] = {}
     for i, g in enumerate(gens):
         try:
@@ -123,47 +138,50 @@ def _gather(gens: list[Generator]) -> Generator[set[int], None, list]:
     return results
 
 
-def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str):
+def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str, depth: int = 0) -> Need:
     """Generator: the decoded value of type ``t`` stored at (``slot``, ``offset``)."""
     layout = ctx.layout
-    if t.is_value:
-        yield from ctx.need({slot}, name)
-        raw = decode.extract(ctx.word(slot), offset, t.size)
-        return decode.decode_value(t, raw, layout.underlying(t))
-    if t.kind == "struct":
-        members = [m for m in t.members if layout.type(m.type_id).kind != "mapping"]
-        gens = [
-            _read(ctx, layout.type(m.type_id), (slot + m.slot) % WORD, m.offset,
-                  f"{name}.{m.label}")
-            for m in members
-        ]
-        values = yield from _gather(gens)
-        return {m.label: v for m, v in zip(members, values, strict=True)}
-    if t.kind == "static_array":
-        ctx.budget(t.size // 32, name)
-        return (yield from _elements(ctx, t, slot, t.length, name))
-    if t.kind == "dynamic_array":
-        yield from ctx.need({slot}, f"{name}.length")
-        length = ctx.word(slot)
-        base = layout.type(t.base)
-        ctx.budget(array_slots(base, length) if length < WORD // 64 else WORD, f"{name}")
-        data = int.from_bytes(keccak(slot.to_bytes(32, "big")), "big")
-        return (yield from _elements(ctx, t, data, length, name))
-    if t.kind in ("bytes", "string"):
-        return (yield from _read_bytes(ctx, t, slot, name))
-    raise UsageError(f"{ctx.path}: {name} is a {t.label}; read it with a key ([key])")
+    if depth > MAX_DEPTH:
+        raise UsageError(f"{ctx.path}: {name} nests deeper than {MAX_DEPTH} levels; read a "
+                         "part of it by path instead")
+    match t:
+        case ValueType():
+            yield from ctx.need({slot}, name)
+            raw = decode.extract(ctx.word(slot), offset, t.size)
+            return decode.decode_value(t, raw, layout.underlying(t))
+        case StructType():
+            members = [m for m in t.members
+                       if not isinstance(layout.type(m.type_id), MappingType)]
+            gens = [_read(ctx, layout.type(m.type_id), (slot + m.slot) % WORD, m.offset,
+                          f"{name}.{m.label}", depth + 1) for m in members]
+            values = yield from _gather(gens)
+            return {m.label: v for m, v in zip(members, values, strict=True)}
+        case StaticArrayType():
+            ctx.budget(t.size // 32, name)
+            return (yield from _elements(ctx, t.base, slot, t.length, name, depth))
+        case DynamicArrayType():
+            yield from ctx.need({slot}, f"{name}.length")
+            length = ctx.word(slot)
+            base = layout.type(t.base)
+            ctx.budget(array_slots(base, length) if length < WORD // 64 else WORD, f"{name}")
+            data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
+            return (yield from _elements(ctx, t.base, data, length, name, depth))
+        case BytesType():
+            return (yield from _read_bytes(ctx, t, slot, name))
+        case MappingType():
+            raise UsageError(f"{ctx.path}: {name} is a {t.label}; read it with a key ([key])")
 
 
-def _elements(ctx: _Ctx, t: TypeInfo, data: int, length: int, name: str):
-    base = ctx.layout.type(t.base)
+def _elements(ctx: _Ctx, base_id: str, data: int, length: int, name: str, depth: int) -> Need:
+    base = ctx.layout.type(base_id)
     gens = []
     for i in range(length):
         s, o = element_location(base, data, i)
-        gens.append(_read(ctx, base, s, o, f"{name}[{i}]"))
+        gens.append(_read(ctx, base, s, o, f"{name}[{i}]", depth + 1))
     return (yield from _gather(gens))
 
 
-def _read_bytes(ctx: _Ctx, t: TypeInfo, slot: int, name: str):
+def _read_bytes(ctx: _Ctx, t: BytesType, slot: int, name: str) -> Need:
     yield from ctx.need({slot}, name)
     word = ctx.word(slot)
     long, length = decode.bytes_header(word, f"{ctx.path} ({name} at slot {hex32(slot)})")
@@ -171,21 +189,21 @@ def _read_bytes(ctx: _Ctx, t: TypeInfo, slot: int, name: str):
         return decode.as_text(t, decode.short_bytes(word, length))
     n = (length + 31) // 32
     ctx.budget(n, f"{name} ({length} bytes)")
-    data = int.from_bytes(keccak(slot.to_bytes(32, "big")), "big")
+    data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
     slots = [(data + i) % WORD for i in range(n)]
     yield from ctx.need(slots, f"{name} data")
     return decode.as_text(t, decode.long_bytes([ctx.word(s) for s in slots], length))
 
 
-def _read_length(ctx: _Ctx, loc: Location):
+def _read_length(ctx: _Ctx, loc: Location) -> Need:
     yield from ctx.need({loc.slot}, loc.path)
     word = ctx.word(loc.slot)
-    if loc.length_of.kind == "dynamic_array":
+    if isinstance(loc.length_of, DynamicArrayType):
         return word
     return decode.bytes_header(word, f"{loc.path} (slot {hex32(loc.slot)})")[1]
 
 
-def _read_path(ctx: _Ctx, loc: Location):
+def _read_path(ctx: _Ctx, loc: Location) -> Need:
     """The first round asks the path's own slots and every length its indices depend on;
     the indices are checked before anything that depends on the values is asked."""
     if loc.length_of is not None:
@@ -230,7 +248,7 @@ class ReadPlan:
         self.paths = list(paths)
         self.locations = [resolve(layout, p) for p in self.paths]
         for loc in self.locations:
-            if loc.length_of is None and loc.type.kind == "mapping":
+            if loc.length_of is None and isinstance(loc.type, MappingType):
                 raise UsageError(f"{loc.path}: is a mapping ({loc.type.label}); a mapping has "
                                  "no value of its own, name a key: path[key]")
         self.known: dict[int, int] = {}
@@ -238,12 +256,13 @@ class ReadPlan:
                       for loc in self.locations]
         self._gens = [_read_path(c, loc) for c, loc in zip(self._ctxs, self.locations,
                                                              strict=True)]
-        self._values: list = [None] * len(self._gens)
+        self._values: list[Any] = [None] * len(self._gens)
         self._pending: dict[int, set[int]] | None = None  # None: not started
         self._asked: set[int] = set()
         self.rounds = 0
 
     def _advance(self, i: int, first: bool) -> None:
+        assert self._pending is not None
         try:
             need = next(self._gens[i]) if first else self._gens[i].send(None)
         except StopIteration as done:
@@ -299,7 +318,8 @@ class ReadPlan:
         return out
 
 
-def read_all(layout: Layout, paths: Iterable[str], source) -> list[ReadResult]:
+def read_all(layout: Layout, paths: Iterable[str],
+             source: Callable[[set[int]], Mapping[int, int]]) -> list[ReadResult]:
     """Drive a plan with ``source(slots) -> {slot: word}`` (one call per round)."""
     plan = ReadPlan(layout, paths)
     while slots := plan.next_round():

@@ -10,15 +10,15 @@ from hypothesis import strategies as st
 from recompute.core.errors import UsageError
 from recompute.layout import IndexOutOfBounds, ReadPlan, StorageMismatch
 from recompute.layout.decode import decode_value, encode_value, extract, insert
-from recompute.layout.types import TypeInfo
+from recompute.layout.types import ValueKind, ValueType
 
 from .conftest import solc_slot
 
 WORD = 1 << 256
 
 
-def vt(kind: str, size: int) -> TypeInfo:
-    return TypeInfo(f"t_{kind}{size}", "inplace", f"{kind}{size * 8}", size, kind)
+def vt(kind: str, size: int) -> ValueType:
+    return ValueType(f"t_{kind}{size}", f"{kind}{size * 8}", size, ValueKind(kind))
 
 
 @st.composite

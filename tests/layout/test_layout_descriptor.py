@@ -8,9 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from eth_hash.auto import keccak
 
 from recompute.core.errors import UsageError
-from recompute.layout import FORMAT, import_layout, load_layout, parse_descriptor
+from recompute.layout import FORMAT, import_layout, load_layout, parse_descriptor, resolve
 from recompute.layout import descriptor as descriptor_module
 from recompute.layout.types import ENCODINGS
 
@@ -204,3 +205,64 @@ def test_committed_artifacts_are_up_to_date(tmp_path):
     for name in ("LayoutZoo.json", "LayoutZooBase.json", "ILayoutZooPing.json"):
         assert (out / name).read_bytes() == (committed / name).read_bytes(), name
     assert std.read_bytes() == STANDARD_OUTPUT.read_bytes()
+
+
+def _cyclic(types: dict, var_type: str) -> dict:
+    return {"format": "recompute-layout/1", "contract": "c.sol:C", "compiler": None,
+            "storage": [{"label": "x", "slot": "0", "offset": 0, "type": var_type}],
+            "types": {"t_uint256": {"encoding": "inplace", "label": "uint256",
+                                    "numberOfBytes": "32"}, **types}}
+
+
+def _struct(label: str, members: list[tuple[str, str, int]], size: int) -> dict:
+    return {"encoding": "inplace", "label": label, "numberOfBytes": str(size),
+            "members": [{"label": n, "slot": str(s), "offset": 0, "type": t}
+                        for n, t, s in members]}
+
+
+def test_a_struct_that_contains_itself_is_refused():
+    # solc rejects `struct S { S inner; }` (recursive struct); a crafted descriptor must not
+    # make a whole read recurse without end.
+    doc = _cyclic({"t_struct(S)1_storage": _struct("struct C.S", [
+        ("a", "t_uint256", 0), ("inner", "t_struct(S)1_storage", 1)], 64)},
+        "t_struct(S)1_storage")
+    with pytest.raises(UsageError, match=r"contains itself \(t_struct\(S\)1_storage → "
+                                         r"t_struct\(S\)1_storage\)"):
+        parse_descriptor(doc)
+
+
+def test_an_array_whose_base_is_itself_is_refused():
+    doc = _cyclic({"t_array(t_self)2_storage": {
+        "encoding": "inplace", "label": "x[2]", "numberOfBytes": "64",
+        "base": "t_array(t_self)2_storage"}}, "t_array(t_self)2_storage")
+    with pytest.raises(UsageError, match=r"contains itself"):
+        parse_descriptor(doc)
+    doc = _cyclic({"t_array(t_self)dyn_storage": {
+        "encoding": "dynamic_array", "label": "x[]", "numberOfBytes": "32",
+        "base": "t_array(t_self)dyn_storage"}}, "t_array(t_self)dyn_storage")
+    with pytest.raises(UsageError, match=r"contains itself"):
+        parse_descriptor(doc)
+
+
+def test_a_struct_may_hold_a_dynamic_array_or_mapping_of_itself():
+    # Legal Solidity: `struct Node { uint256 v; Node[] children; mapping(uint256 => Node) m; }`
+    node = "t_struct(Node)1_storage"
+    doc = _cyclic({
+        node: _struct("struct C.Node", [("v", "t_uint256", 0),
+                                        ("children", "t_array(t_node)dyn_storage", 1),
+                                        ("m", "t_mapping(t_uint256,t_node)", 2)], 96),
+        "t_array(t_node)dyn_storage": {"encoding": "dynamic_array", "label": "struct C.Node[]",
+                                       "numberOfBytes": "32", "base": node},
+        "t_mapping(t_uint256,t_node)": {"encoding": "mapping", "label": "mapping(uint256 => "
+                                        "struct C.Node)", "numberOfBytes": "32",
+                                        "key": "t_uint256", "value": node},
+    }, node)
+    layout = parse_descriptor(doc)
+    # x.children[3].m[7].v: member +1, array data keccak(1) + 3*3 slots, then the mapping.
+    loc = resolve(layout, "x.children[3].m[7].v")
+    data = int.from_bytes(keccak(b"\0" * 31 + b"\x01"), "big")
+    element = data + 3 * 3
+    mapping_slot = element + 2
+    expected = int.from_bytes(keccak((7).to_bytes(32, "big") + mapping_slot.to_bytes(32, "big")),
+                              "big")
+    assert loc.slot == expected

@@ -1,0 +1,503 @@
+"""Beacon light-client API servers on loopback: a synthetic devnet chain, or recorded data.
+
+:class:`DevnetBeaconServer` turns a list of execution blocks into a small beacon chain the
+light client can sync to: one beacon block per execution block, each block's state finalizing
+the block before it, and a sync committee of 32 keys per period that signs every update.
+The keys are derived from a fixed seed (``sha256(seed | period | index)``): they are the
+devnet's keys, public to anyone who reads this file, so a devnet pin proves only that the
+data is the devnet's, nothing about any real chain. The beacon states and bodies are not
+real: each is a Merkle tree with the real generalized indices (finalized checkpoint, current
+and next sync committee; execution payload in the body) and deterministic filler elsewhere,
+which is all the sync protocol looks at.
+
+:class:`FixtureBeaconServer` serves a recorded set (tests/fixtures/light-client/<set>/) over
+real HTTP, so tests replay real mainnet data through the real client.
+
+Both answer ``/eth/v1/beacon/genesis`` and ``/eth/v1/beacon/light_client/{bootstrap/<root>,
+updates, finality_update, optimistic_update}`` as a beacon node does (JSON, HTTP/1.1
+keep-alive) on 127.0.0.1 and a free port; ``tamper(route, document)`` may rewrite any answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from recompute.lightclient import bls
+from recompute.lightclient.params import DEVNET, Network
+from recompute.lightclient.proofs import sync_committee_signing_root
+from recompute.lightclient.ssz import (
+    BeaconBlockHeader,
+    Checkpoint,
+    ExecutionPayloadHeader,
+    SyncCommittee,
+    hash_tree_root,
+)
+
+DEVNET_KEY_SEED = b"recompute devnet sync committee"
+Tamper = Callable[[str, object], object]
+
+
+# ---------------------------------------------------------------------------------------
+# HTTP
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+
+    def do_GET(self) -> None:  # noqa: N802 -- http.server's name
+        parts = urlsplit(self.path)
+        query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        try:
+            status, route, document = self.server.beacon.answer(parts.path, query)
+        except Exception as error:  # a bug in a test server must not hang its client
+            status, route, document = 500, "error", {"code": 500, "message": str(error)}
+        tamper = self.server.beacon.tamper
+        if tamper is not None and status == 200:
+            document = tamper(route, copy.deepcopy(document))
+        body = document if isinstance(document, bytes) else json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+
+class _BeaconHTTP:
+    """Serving: ``start()`` / ``stop()`` or a ``with`` block; ``url`` once started."""
+
+    tamper: Tamper | None = None
+
+    def __init__(self) -> None:
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self):
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = True
+        server.beacon = self
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, args=(0.05,),
+                                        name="beacon-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def answer(self, path: str, query: Mapping[str, str]) -> tuple[int, str, object]:
+        """(status, route name, JSON document) for a GET."""
+        prefix = "/eth/v1/beacon/"
+        if not path.startswith(prefix):
+            return _not_found(path)
+        route = path[len(prefix):]
+        if route == "genesis":
+            return 200, "genesis", self.genesis()
+        if route.startswith("light_client/bootstrap/"):
+            found = self.bootstrap(route.rsplit("/", 1)[1].lower())
+            return (200, "bootstrap", found) if found is not None else _not_found(path)
+        if route == "light_client/updates":
+            try:
+                start, count = int(query["start_period"]), int(query["count"])
+            except (KeyError, ValueError):
+                return 400, "updates", {"code": 400, "message": "start_period and count"}
+            return 200, "updates", self.updates(start, max(0, min(count, 128)))
+        if route == "light_client/finality_update":
+            return 200, "finality_update", self.finality_update()
+        if route == "light_client/optimistic_update":
+            return 200, "optimistic_update", self.optimistic_update()
+        return _not_found(path)
+
+    # overridden by the servers
+    def genesis(self) -> object:
+        raise NotImplementedError
+
+    def bootstrap(self, root_hex: str) -> object | None:
+        raise NotImplementedError
+
+    def updates(self, start: int, count: int) -> list:
+        raise NotImplementedError
+
+    def finality_update(self) -> object:
+        raise NotImplementedError
+
+    def optimistic_update(self) -> object:
+        raise NotImplementedError
+
+
+def _not_found(path: str) -> tuple[int, str, object]:
+    return 404, "error", {"code": 404, "message": f"not found: {path}"}
+
+
+def _genesis_json(network: Network) -> dict:
+    return {"data": {
+        "genesis_time": str(network.genesis_time or 0),
+        "genesis_validators_root": _hex(network.genesis_validators_root),
+        "genesis_fork_version": _hex(network.forks[0].version),
+    }}
+
+
+# ---------------------------------------------------------------------------------------
+# Recorded data
+
+
+class FixtureBeaconServer(_BeaconHTTP):
+    """Serve a recorded set: ``bootstrap.json`` for the root its header hashes to,
+    ``updates.json`` filtered by period, ``finality.json``, ``optimistic.json``."""
+
+    def __init__(self, folder: str | Path, network: Network, tamper: Tamper | None = None):
+        super().__init__()
+        folder = Path(folder)
+        self.network = network
+        self.tamper = tamper
+        self._bootstrap = json.loads((folder / "bootstrap.json").read_text())
+        self._updates = json.loads((folder / "updates.json").read_text())
+        self._finality = json.loads((folder / "finality.json").read_text())
+        self._optimistic = json.loads((folder / "optimistic.json").read_text())
+        beacon = self._bootstrap["data"]["header"]["beacon"]
+        self._bootstrap_root = "0x" + hash_tree_root(BeaconBlockHeader(
+            slot=int(beacon["slot"]), proposer_index=int(beacon["proposer_index"]),
+            parent_root=bytes.fromhex(beacon["parent_root"][2:]),
+            state_root=bytes.fromhex(beacon["state_root"][2:]),
+            body_root=bytes.fromhex(beacon["body_root"][2:]),
+        )).hex()
+
+    def genesis(self) -> object:
+        return _genesis_json(self.network)
+
+    def bootstrap(self, root_hex: str) -> object | None:
+        return self._bootstrap if root_hex == self._bootstrap_root else None
+
+    def updates(self, start: int, count: int) -> list:
+        def period(update: dict) -> int:
+            return self.network.period_at_slot(int(update["data"]["attested_header"]["beacon"]
+                                                   ["slot"]))
+        return [update for update in self._updates if start <= period(update) < start + count]
+
+    def finality_update(self) -> object:
+        return self._finality
+
+    def optimistic_update(self) -> object:
+        return self._optimistic
+
+
+# ---------------------------------------------------------------------------------------
+# The devnet chain
+
+
+def devnet_secret(seed: bytes, period: int, index: int) -> int:
+    """The devnet's key ``index`` of ``period``'s sync committee: public, for the devnet."""
+    digest = hashlib.sha256(seed + period.to_bytes(8, "little") + index.to_bytes(4, "little"))
+    return int.from_bytes(digest.digest(), "big") % (bls.CURVE_ORDER - 1) + 1
+
+
+@dataclass(frozen=True)
+class _Committee:
+    secrets: tuple[int, ...]
+    committee: SyncCommittee
+
+
+@dataclass(frozen=True)
+class _Block:
+    header: BeaconBlockHeader
+    root: bytes
+    execution: ExecutionPayloadHeader
+    execution_branch: tuple[bytes, ...]
+    state_leaves: tuple[bytes, ...]  # the state tree's leaves
+    finalized_index: int | None  # the block its state finalizes (None: genesis checkpoint)
+
+
+# BeaconState field positions (altair-onwards): finalized_checkpoint 20, current 22, next 23
+_FINALIZED, _CURRENT, _NEXT = 20, 22, 23
+_BODY_LEAVES, _EXECUTION = 16, 9  # BeaconBlockBody: execution_payload is field 9 (gindex 25)
+
+
+class DevnetBeaconServer(_BeaconHTTP):
+    """A beacon chain over ``blocks`` (execution blocks as JSON-RPC dicts: ``hash``,
+    ``parentHash``, ``stateRoot``, ``receiptsRoot``, ``number``, ``timestamp``; optional
+    ``miner``, ``logsBloom``, ``mixHash``, ``gasLimit``, ``gasUsed``, ``extraData``,
+    ``baseFeePerGas``, ``blobGasUsed``, ``excessBlobGas``). Block k is at beacon slot
+    ``1 + k * slots_per_block``; its state finalizes block k-1. The finality update attests
+    the last block and finalizes the one before; the optimistic update attests the last.
+
+    ``signers``: how many committee members sign (default all 32)."""
+
+    def __init__(self, blocks: Sequence[Mapping[str, object]], *, network: Network = DEVNET,
+                 slots_per_block: int = 1, seed: bytes = DEVNET_KEY_SEED,
+                 signers: int | None = None, tamper: Tamper | None = None):
+        super().__init__()
+        if len(blocks) < 2:
+            raise ValueError("the devnet beacon chain needs at least two execution blocks")
+        if not 1 <= slots_per_block <= network.slots_per_period:
+            raise ValueError("slots_per_block must be in [1, slots per period]")
+        self.network = network
+        self.tamper = tamper
+        self._seed = seed
+        self._signers = network.sync_committee_size if signers is None else signers
+        self._committees: dict[int, _Committee] = {}
+        self._version = network.fork_at_slot(1).name
+        self.blocks: list[_Block] = []
+        for index, block in enumerate(blocks):
+            self._add_block(index, 1 + index * slots_per_block, block)
+        self.trusted_block_root = self.blocks[0].root
+        last = self.blocks[-1]
+        self.current_slot = int(last.header.slot) + 1  # the last signature's slot
+
+    # -- chain building --------------------------------------------------------------------
+
+    def committee(self, period: int) -> _Committee:
+        if period not in self._committees:
+            secrets = tuple(devnet_secret(self._seed, period, index)
+                            for index in range(self.network.sync_committee_size))
+            pubkeys = tuple(bls.secret_to_pubkey(secret) for secret in secrets)
+            aggregate = bls.secret_to_pubkey(sum(secrets) % bls.CURVE_ORDER)
+            self._committees[period] = _Committee(secrets, SyncCommittee(pubkeys, aggregate))
+        return self._committees[period]
+
+    def _add_block(self, index: int, slot: int, block: Mapping[str, object]) -> None:
+        execution = execution_header_from_rpc(block)
+        body_leaves = [_filler(b"body", slot, i) for i in range(_BODY_LEAVES)]
+        body_leaves[_EXECUTION] = hash_tree_root(execution)
+        body_root, execution_branch = _root_and_branch(body_leaves, _EXECUTION)
+        period = self.network.period_at_slot(slot)
+        # electra's BeaconState has 37 fields (a 64-leaf tree: gindex 86 = 64 + 22); before
+        # it, 32 leaves (gindex 54 = 32 + 22)
+        leaves = 64 if self.network.is_active("electra", slot) else 32
+        state_leaves = [_filler(b"state", slot, i) for i in range(leaves)]
+        previous = self.blocks[-1] if self.blocks else None
+        checkpoint = Checkpoint(
+            epoch=self.network.epoch_at_slot(int(previous.header.slot)) if previous else 0,
+            root=previous.root if previous else bytes(32),
+        )
+        state_leaves[_FINALIZED] = hash_tree_root(checkpoint)
+        state_leaves[_CURRENT] = self.committee(period).committee.root
+        state_leaves[_NEXT] = self.committee(period + 1).committee.root
+        header = BeaconBlockHeader(
+            slot=slot,
+            proposer_index=index % self.network.sync_committee_size,
+            parent_root=previous.root if previous else _filler(b"genesis", 0, 0),
+            state_root=_root_and_branch(state_leaves, 0)[0],
+            body_root=body_root,
+        )
+        self.blocks.append(_Block(header, hash_tree_root(header), execution,
+                                  tuple(execution_branch), tuple(state_leaves),
+                                  index - 1 if previous else None))
+
+    # -- answers -----------------------------------------------------------------------
+
+    def genesis(self) -> object:
+        return _genesis_json(self.network)
+
+    def bootstrap(self, root_hex: str) -> object | None:
+        for block in self.blocks:
+            if "0x" + block.root.hex() == root_hex:
+                period = self.network.period_at_slot(int(block.header.slot))
+                _, branch = _root_and_branch(list(block.state_leaves), _CURRENT)
+                return self._envelope({
+                    "header": self._header_json(block),
+                    "current_sync_committee": _committee_json(
+                        self.committee(period).committee),
+                    "current_sync_committee_branch": [_hex(node) for node in branch],
+                })
+        return None
+
+    def updates(self, start: int, count: int) -> list:
+        answers = []
+        for period in range(start, start + count):
+            best = self._best_in_period(period)
+            if best is not None:
+                answers.append(self._update_json(best, full=True))
+        return answers
+
+    def finality_update(self) -> object:
+        return self._update_json(len(self.blocks) - 1, full=False)
+
+    def optimistic_update(self) -> object:
+        document = self._update_json(len(self.blocks) - 1, full=False)
+        data = document["data"]
+        return self._envelope({key: data[key] for key in
+                               ("attested_header", "sync_aggregate", "signature_slot")})
+
+    def _best_in_period(self, period: int) -> int | None:
+        """The latest block attested and signed in ``period`` whose finalized block is in it
+        too (so the update carries sync-committee finality); None if there is none."""
+        chosen = None
+        for index, block in enumerate(self.blocks):
+            slot = int(block.header.slot)
+            if block.finalized_index is None:
+                continue
+            finalized_slot = int(self.blocks[block.finalized_index].header.slot)
+            if (self.network.period_at_slot(finalized_slot) == period
+                    and self.network.period_at_slot(slot + 1) == period):
+                chosen = index
+        return chosen
+
+    def _update_json(self, index: int, full: bool) -> dict:
+        block = self.blocks[index]
+        slot = int(block.header.slot)
+        signature_slot = slot + 1
+        leaves = list(block.state_leaves)
+        _, finality = _root_and_branch(leaves, _FINALIZED)
+        epoch_chunk = int(self.network.epoch_at_slot(
+            int(self.blocks[block.finalized_index].header.slot))).to_bytes(32, "little")
+        data = {
+            "attested_header": self._header_json(block),
+            "finalized_header": self._header_json(self.blocks[block.finalized_index]),
+            "finality_branch": [_hex(node) for node in [epoch_chunk, *finality]],
+            "sync_aggregate": self._sign(block.root, signature_slot),
+            "signature_slot": str(signature_slot),
+        }
+        if full:
+            period = self.network.period_at_slot(slot)
+            _, next_branch = _root_and_branch(leaves, _NEXT)
+            data = {
+                "attested_header": data["attested_header"],
+                "next_sync_committee": _committee_json(self.committee(period + 1).committee),
+                "next_sync_committee_branch": [_hex(node) for node in next_branch],
+                **{key: data[key] for key in ("finalized_header", "finality_branch",
+                                              "sync_aggregate", "signature_slot")},
+            }
+        return self._envelope(data)
+
+    def _sign(self, attested_root: bytes, signature_slot: int) -> dict:
+        size = self.network.sync_committee_size
+        committee = self.committee(self.network.period_at_slot(signature_slot))
+        signing_root = sync_committee_signing_root(self.network, attested_root, signature_slot)
+        bits = [index < self._signers for index in range(size)]
+        packed = bytearray(size // 8)
+        for index, bit in enumerate(bits):
+            if bit:
+                packed[index // 8] |= 1 << (index % 8)
+        secrets = [secret for secret, bit in zip(committee.secrets, bits, strict=True) if bit]
+        signature = bls.sign(secrets, signing_root) if secrets else b"\xc0" + bytes(95)
+        return {"sync_committee_bits": _hex(bytes(packed)),
+                "sync_committee_signature": _hex(signature)}
+
+    def _header_json(self, block: _Block) -> dict:
+        header = block.header
+        execution = block.execution
+        return {
+            "beacon": {
+                "slot": str(int(header.slot)),
+                "proposer_index": str(int(header.proposer_index)),
+                "parent_root": _hex(header.parent_root),
+                "state_root": _hex(header.state_root),
+                "body_root": _hex(header.body_root),
+            },
+            "execution": {
+                name: (str(int(getattr(execution, name))) if isinstance(
+                    getattr(execution, name), int) else _hex(getattr(execution, name)))
+                for name in ExecutionPayloadHeader.fields()
+            },
+            "execution_branch": [_hex(node) for node in block.execution_branch],
+        }
+
+    def _envelope(self, data: dict) -> dict:
+        return {"version": self._version, "data": data}
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+
+
+def execution_header_from_rpc(block: Mapping[str, object]) -> ExecutionPayloadHeader:
+    """A deneb ExecutionPayloadHeader from an execution block as JSON-RPC returns it.
+    transactions_root / withdrawals_root are SSZ-only here: filled deterministically from
+    the block hash (the light client never relates them to the block's tries)."""
+    block_hash = _data(block, "hash", 32)
+
+    def optional(key: str, size: int | None = None, default: bytes = b""):
+        if key not in block:
+            return bytes(size) if size else default
+        return _data(block, key, size)
+
+    return ExecutionPayloadHeader(
+        parent_hash=_data(block, "parentHash", 32),
+        fee_recipient=optional("miner", 20),
+        state_root=_data(block, "stateRoot", 32),
+        receipts_root=_data(block, "receiptsRoot", 32),
+        logs_bloom=optional("logsBloom", 256),
+        prev_randao=optional("mixHash", 32),
+        block_number=_quantity(block, "number"),
+        gas_limit=_quantity(block, "gasLimit", 30_000_000),
+        gas_used=_quantity(block, "gasUsed", 0),
+        timestamp=_quantity(block, "timestamp"),
+        extra_data=optional("extraData"),
+        base_fee_per_gas=_quantity(block, "baseFeePerGas", 0),
+        block_hash=block_hash,
+        transactions_root=hashlib.sha256(b"recompute devnet transactions_root" + block_hash)
+        .digest(),
+        withdrawals_root=hashlib.sha256(b"recompute devnet withdrawals_root" + block_hash)
+        .digest(),
+        blob_gas_used=_quantity(block, "blobGasUsed", 0),
+        excess_blob_gas=_quantity(block, "excessBlobGas", 0),
+    )
+
+
+def _data(block: Mapping[str, object], key: str, size: int | None) -> bytes:
+    value = block.get(key)
+    data = bytes.fromhex(value[2:]) if isinstance(value, str) and value.startswith("0x") \
+        else bytes(value) if isinstance(value, bytes | bytearray) else None
+    if data is None or (size is not None and len(data) != size):
+        raise ValueError(f"execution block {key}: expected {size or 'some'} bytes")
+    return data
+
+
+def _quantity(block: Mapping[str, object], key: str, default: int | None = None) -> int:
+    value = block.get(key, default)
+    if isinstance(value, str):
+        value = int(value, 16)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"execution block {key}: expected a quantity")
+    return value
+
+
+def _filler(kind: bytes, slot: int, index: int) -> bytes:
+    return hashlib.sha256(b"recompute devnet " + kind + slot.to_bytes(8, "little")
+                          + index.to_bytes(4, "little")).digest()
+
+
+def _root_and_branch(leaves: list[bytes], index: int) -> tuple[bytes, list[bytes]]:
+    """Root of a power-of-two leaf list, and the branch of leaf ``index`` (bottom up)."""
+    layer, branch = list(leaves), []
+    while len(layer) > 1:
+        branch.append(layer[index ^ 1])
+        layer = [hashlib.sha256(layer[i] + layer[i + 1]).digest()
+                 for i in range(0, len(layer), 2)]
+        index //= 2
+    return layer[0], branch
+
+
+def _committee_json(committee: SyncCommittee) -> dict:
+    return {"pubkeys": [_hex(key) for key in committee.pubkeys],
+            "aggregate_pubkey": _hex(committee.aggregate_pubkey)}
+
+
+def _hex(data: bytes) -> str:
+    return "0x" + bytes(data).hex()
