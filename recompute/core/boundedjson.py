@@ -34,10 +34,12 @@ def reset_recursion_limit() -> None:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[`` and ``{`` outside strings (cheap when it cannot be deep)."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return text.count("[") + text.count("{")
+def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of ``[`` and ``{`` outside strings; when there are no more than
+    ``limit`` opening brackets at all, their count (a bound, enough to compare with it)."""
+    opening = text.count("[") + text.count("{")
+    if opening <= limit:
+        return opening
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     depth = deepest = 0
     for char in brackets:
@@ -59,16 +61,16 @@ def loads(data: str | bytes, what: str, error: ErrorFactory, *, max_bytes: int =
         try:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError:
-            raise error(f"{what} is not UTF-8 text") from None
-    if nesting_depth(data) > max_depth:
-        raise error(f"{what} nests deeper than {max_depth} levels")
+            raise error(f"{what} is not JSON (not UTF-8 text)") from None
+    if nesting_depth(data, max_depth) > max_depth:
+        raise error(f"{what}: JSON nested deeper than {max_depth} levels")
     try:
         return json.loads(data, **options)
     except json.JSONDecodeError as exc:
         raise error(f"{what} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
                     ) from None
     except (ValueError, RecursionError) as exc:  # e.g. an integer over Python's digit limit
-        raise error(f"{what} is not usable JSON ({str(exc)[:120]})") from None
+        raise error(f"{what} is not JSON ({' '.join(str(exc).split())[:120]})") from None
 
 
 def load_file(path: str | Path, what: str | None, error: ErrorFactory, *,

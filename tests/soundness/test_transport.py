@@ -77,11 +77,11 @@ def test_a_slow_drip_answer_ends_at_the_timeout():
 
 
 @pytest.mark.parametrize("body, words", [
-    (b"[" * 200_000, "nests deeper"),
-    (b'{"jsonrpc":"2.0","id":1,"result":' + b"[" * 5000 + b"]" * 5000 + b"}", "nests deeper"),
+    (b"[" * 200_000, "nested deeper"),
+    (b'{"jsonrpc":"2.0","id":1,"result":' + b"[" * 5000 + b"]" * 5000 + b"}", "nested deeper"),
     (b"\xff\xfe not utf-8", "not UTF-8"),
     (b"not json", "not JSON"),
-    (b'{"jsonrpc":"2.0","id":1,"result":' + b"9" * 5000 + b"}", "not usable JSON"),
+    (b'{"jsonrpc":"2.0","id":1,"result":' + b"9" * 5000 + b"}", "not JSON"),
 ])
 def test_an_unparseable_answer_is_rpc_malformed(body, words):
     with _Server(answering(body)) as server:
