@@ -8,13 +8,13 @@ feed them proven storage. Storage names are the reference registry's
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import rfc8785
 from eth_abi import decode as abi_decode
 from eth_abi import encode as abi_encode
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
@@ -452,9 +452,4 @@ class Commitment(Recipe):
 
 
 def _load_document(path: Path):
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    return load_file(path, str(path), UsageError)

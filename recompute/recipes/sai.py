@@ -14,12 +14,12 @@ set beside the derived values under ``--compare-views``.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 
 import rfc8785
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
@@ -287,12 +287,7 @@ def load_pack(path: Path) -> dict:
             raise UsageError(f"{path}: member {dup!r} appears twice (I-JSON, RFC 8785 §3.1)")
         return dict(pairs)
 
-    try:
-        pack = json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    pack = load_file(path, str(path), UsageError, object_pairs_hook=no_duplicates)
     if not isinstance(pack, dict):
         raise UsageError(f"{path}: a Swarm Pack's root is a JSON object (§4.1)")
     return pack
