@@ -14,6 +14,7 @@ import http.client
 import itertools
 import json
 import re
+import threading
 import time
 from urllib.parse import urlparse
 
@@ -73,13 +74,44 @@ class RpcClient:
         self.url = check_url(url)
         self.timeout = timeout
         self.calls = 0  # requests sent, for evidence and benchmarks
+        self._local = threading.local()  # one kept-alive connection per thread
+
+    def _post(self, body: bytes) -> tuple[int, bytes]:
+        """One exchange on this thread's kept-alive connection; a connection the server closed
+        while idle is replaced once (every method asked here is a read: safe to resend)."""
+        deadline = time.monotonic() + self.timeout
+        for attempt in (0, 1):
+            connection = getattr(self._local, "connection", None)
+            reused = connection is not None
+            if connection is None:
+                connection = self._local.connection = _connect(self.url, self.timeout)
+            try:
+                status, raw, keep = post(connection, self.url, body, deadline)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self._drop()
+                if not reused or attempt:
+                    raise
+                continue
+            except BaseException:
+                self._drop()
+                raise
+            if not keep:
+                self._drop()
+            return status, raw
+        raise AssertionError("unreachable")
+
+    def _drop(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            connection.close()
 
     def request(self, method: str, params: list):
         self.calls += 1
         body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
                            "id": next(_ids)}).encode()
         try:
-            status, raw = post(self.url, body, self.timeout)
+            status, raw = self._post(body)
         except TimeoutError:
             raise Unverifiable(
                 "rpc-unreachable",
@@ -109,39 +141,42 @@ def _malformed(message: str) -> Unverifiable:
     return Unverifiable("rpc-malformed", message)
 
 
-def post(url: str, body: bytes, timeout: float) -> tuple[int, bytes]:
-    """POST ``body``; ``(HTTP status, answer bytes)``. One deadline for the whole exchange
-    (connect, send, every read): past it, TimeoutError. An answer longer than
-    :data:`MAX_ANSWER_BYTES` is cut there (and then fails as JSON, too large)."""
-    deadline = time.monotonic() + timeout
+def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
     parsed = urlparse(url)
     kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-    connection = kind(parsed.hostname, parsed.port, timeout=timeout)
-    try:
-        path = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
-        connection.request("POST", path, body=body,
-                           headers={"Content-Type": "application/json", "Connection": "close"})
+    return kind(parsed.hostname, parsed.port, timeout=timeout)
+
+
+def post(connection: http.client.HTTPConnection, url: str, body: bytes,
+         deadline: float) -> tuple[int, bytes, bool]:
+    """POST ``body``; ``(HTTP status, answer bytes, connection reusable)``. One deadline for
+    the whole exchange (connect, send, every read): past it, TimeoutError. An answer longer
+    than :data:`MAX_ANSWER_BYTES` is cut there (and then fails as JSON, too large)."""
+    parsed = urlparse(url)
+    path = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
+    connection.timeout = _remaining(connection, deadline)  # for the connect, if there is one
+    connection.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+    _remaining(connection, deadline)
+    response = connection.getresponse()
+    chunks, size = [], 0
+    while size <= MAX_ANSWER_BYTES:
         _remaining(connection, deadline)
-        response = connection.getresponse()
-        chunks, size = [], 0
-        while size <= MAX_ANSWER_BYTES:
-            _remaining(connection, deadline)
-            chunk = response.read1(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return response.status, b"".join(chunks)
-    finally:
-        connection.close()
+        chunk = response.read1(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    keep = size <= MAX_ANSWER_BYTES and response.isclosed() and not response.will_close
+    return response.status, b"".join(chunks), keep
 
 
-def _remaining(connection: http.client.HTTPConnection, deadline: float) -> None:
+def _remaining(connection: http.client.HTTPConnection, deadline: float) -> float:
     left = deadline - time.monotonic()
     if left <= 0:
         raise TimeoutError
     if connection.sock is not None:
         connection.sock.settimeout(left)
+    return left
 
 
 # anvil: "BlockOutOfRangeError: block height is 301 but requested was 1" for both a pruned
