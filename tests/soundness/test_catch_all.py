@@ -26,15 +26,16 @@ class Broken(Recipe):
 '''
 
 
-def test_an_unexpected_exception_is_one_line_and_exit_70(tmp_path, capsys):
-    module = tmp_path / "broken.py"
+def test_an_unexpected_exception_is_one_line_and_exit_70(tmp_path, run_cli):
+    module = tmp_path / "broken.py"  # loaded in a process of its own: no registry left behind
     module.write_text(BROKEN)
-    with FixtureNode(FIXTURES) as node, pytest.raises(SystemExit) as done:
-        main(["step", "mine/broken", "--recipes", str(module), "--rpc", node.url,
-              "--block", "latest", "--address", "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df",
-              "--layout", "meter-aggregate-budget"])
-    err = capsys.readouterr().err
-    assert done.value.code == EXIT_INTERNAL == 70
+    with FixtureNode(FIXTURES) as node:
+        done = run_cli("step", "mine/broken", "--recipes", str(module), "--rpc", node.url,
+                       "--block", "latest", "--address",
+                       "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df",
+                       "--layout", "meter-aggregate-budget")
+    err = done.stderr
+    assert done.returncode == EXIT_INTERNAL == 70, err
     assert err.startswith("internal error: ZeroDivisionError: division by zero")
     assert "this is a bug, please report it" in err and err.count("\n") == 1
 

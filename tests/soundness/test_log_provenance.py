@@ -108,10 +108,12 @@ def test_a_block_above_the_pin_is_a_usage_error_not_an_empty_answer(forged, requ
     block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash))
     runner = Runner(block, bytes.fromhex(meter[2:]), load_layout("meter-aggregate-budget"))
     request = {"reads": Reads(["cap[0x" + "00" * 32 + "]"], block=number + 1),
-               "logs": Logs(b"\x01" * 32, number + 1),
+               "logs": Logs(b"\x01" * 32, number + 2),
                "receipts": ReceiptsAt(number + 1)}[request_above]
     with pytest.raises(UsageError, match="above the pinned block"):
         runner.answer(request, get_recipe("8312/aggregate-budget"))
+    # events from the block after the pin up to the pin: an empty range, answered empty
+    assert runner.answer(Logs(b"\x01" * 32, number + 1), get_recipe("8312/aggregate-budget")) == []
 
 
 # ---- issue #11 item 5: two layouts with one contract name are two layouts ----------------
