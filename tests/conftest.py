@@ -10,14 +10,13 @@ pointing at no file, so a test that starts anvil without being marked fails loud
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from recompute.devnet.anvil import Anvil
+from tests import cli
 
 ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
@@ -35,13 +34,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def run_cli():
-    """Run ``recompute ARGS…`` as a user does (a fresh process); returns CompletedProcess."""
-
-    def run(*args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "recompute", *map(str, args)],
-                              capture_output=True, text=True, timeout=timeout, **kwargs)
-
-    return run
+    """Run ``recompute ARGS…`` as a user does (a fresh process): :func:`tests.cli.run_cli`."""
+    return cli.run_cli
 
 
 @pytest.fixture

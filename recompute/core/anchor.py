@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.header import Header
+from recompute.core.sealed import Sealed
 from recompute.core.source import BlockRef, ProofSource
 
 _SEAL = object()
@@ -47,18 +48,16 @@ class Anchor:
         return {"method": self.method, "trusts": self.trusts, **self.detail}
 
 
-class AnchoredBlock:
-    """A header whose hash has been tied to a pin by one of the four methods."""
+class AnchoredBlock(Sealed):
+    """A header whose hash has been tied to a pin by one of the anchor methods (read-only)."""
 
     __slots__ = ("header", "anchor", "chain_id", "source")
 
     def __init__(self, seal, header: Header, anchor: Anchor, chain_id: int, source: ProofSource):
         if seal is not _SEAL:
             raise TypeError("AnchoredBlock is built by recompute.core.anchor only")
-        self.header = header
-        self.anchor = anchor
-        self.chain_id = chain_id
-        self.source = source  # the endpoint that agreed and will serve the proofs
+        # source: the endpoint that agreed and will serve the proofs
+        self._seal(header=header, anchor=anchor, chain_id=chain_id, source=source)
 
     @property
     def number(self) -> int:

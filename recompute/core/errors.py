@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class RecomputeError(Exception):
     """Base of every error recompute raises on purpose."""
@@ -30,3 +32,14 @@ class Unverifiable(RecomputeError):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+
+def malformed(message: str) -> Unverifiable:
+    """The node's (or a vector's) data is not well-formed: ``rpc-malformed``."""
+    return Unverifiable("rpc-malformed", message)
+
+
+def malformed_in(what: str) -> Callable[[str], Unverifiable]:
+    """An ``rpc-malformed`` factory whose messages say where (``eth_getProof: …``), for the
+    strict parsers of :mod:`recompute.core.hexdata`."""
+    return lambda message: malformed(f"{what}: {message}")

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import rlp
 
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import Unverifiable, malformed
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import keccak256
 
@@ -50,8 +50,6 @@ FIELD_SETS = {15: "frontier", 16: "london", 17: "shanghai", 20: "cancun", 21: "p
 _MAX_HEADER_BYTES = 1 << 16
 
 
-def _malformed(message: str) -> Unverifiable:
-    return Unverifiable("rpc-malformed", message)
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,7 @@ class Header:
         count = sum(present)
         if present[:count] != [True] * count or count not in FIELD_SETS:
             missing = [key for (_, key, _), p in zip(_FIELDS, present, strict=True) if not p]
-            raise _malformed(
+            raise malformed(
                 f"header fields are not a known fork's field set ({count} present; "
                 f"missing {', '.join(missing[:3])})"
             )
@@ -93,12 +91,12 @@ class Header:
                 continue
             if kind == "int":
                 if not isinstance(value, int) or value < 0 or value.bit_length() > 256:
-                    raise _malformed(f"header field {name} is not a 256-bit unsigned integer")
+                    raise malformed(f"header field {name} is not a 256-bit unsigned integer")
             elif kind in _SIZES:
                 if not isinstance(value, bytes) or len(value) != _SIZES[kind]:
-                    raise _malformed(f"header field {name} must be {_SIZES[kind]} bytes")
+                    raise malformed(f"header field {name} must be {_SIZES[kind]} bytes")
             elif not isinstance(value, bytes):
-                raise _malformed(f"header field {name} must be bytes")
+                raise malformed(f"header field {name} must be bytes")
 
     @property
     def fork(self) -> str:
@@ -131,24 +129,24 @@ class Header:
     def from_rlp(cls, data: bytes) -> Header:
         """Decode a header from its RLP bytes (strict: canonical RLP only)."""
         if not isinstance(data, bytes | bytearray) or len(data) > _MAX_HEADER_BYTES:
-            raise _malformed("header RLP is not bytes or is too large")
+            raise malformed("header RLP is not bytes or is too large")
         try:
             items = rlp.decode(bytes(data), strict=True)
         except rlp.exceptions.DecodingError as exc:
-            raise _malformed(f"header RLP does not decode: {_first_line(exc)}") from None
+            raise malformed(f"header RLP does not decode: {_first_line(exc)}") from None
         return cls.from_rlp_items(items)
 
     @classmethod
     def from_rlp_items(cls, items: object) -> Header:
         if not isinstance(items, list) or len(items) not in FIELD_SETS:
-            raise _malformed("header RLP is not a list of 15, 16, 17, 20 or 21 fields")
+            raise malformed("header RLP is not a list of 15, 16, 17, 20 or 21 fields")
         values = {}
         for (name, _, kind), item in zip(_FIELDS, items, strict=False):
             if not isinstance(item, bytes):
-                raise _malformed(f"header field {name} is a list, not a string")
+                raise malformed(f"header field {name} is a list, not a string")
             if kind == "int":
                 if item[:1] == b"\x00":
-                    raise _malformed(f"header field {name} has leading zero bytes")
+                    raise malformed(f"header field {name} has leading zero bytes")
                 values[name] = int.from_bytes(item, "big")
             else:
                 values[name] = item
@@ -163,22 +161,22 @@ class Header:
         must match).
         """
         if not isinstance(block, dict):
-            raise _malformed("block is not a JSON object")
+            raise malformed("block is not a JSON object")
         values = {}
         for index, (name, key, kind) in enumerate(_FIELDS):
             if key not in block or block[key] is None:
                 if index < min(FIELD_SETS):
-                    raise _malformed(f"block.{key} is missing")
+                    raise malformed(f"block.{key} is missing")
                 continue
             text = block[key]
             what = f"block.{key}"
             if kind == "int":
-                values[name] = parse_quantity(text, what, _malformed)
+                values[name] = parse_quantity(text, what, malformed)
             else:
-                values[name] = parse_data(text, what, _malformed, _SIZES.get(kind))
+                values[name] = parse_data(text, what, malformed, _SIZES.get(kind))
         header = cls(**values)
         if "hash" in block:
-            claimed = parse_data(block["hash"], "block.hash", _malformed, 32)
+            claimed = parse_data(block["hash"], "block.hash", malformed, 32)
             if claimed != header.hash:
                 raise Unverifiable(
                     "rpc-inconsistent",

@@ -9,7 +9,7 @@ from recompute.core.errors import Unverifiable
 from recompute.core.verdict import Verdict
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     verdict: Verdict
     reason: str

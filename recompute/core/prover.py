@@ -16,26 +16,26 @@ from types import MappingProxyType
 import rlp
 
 from recompute.core.anchor import AnchoredBlock
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
 from recompute.core.mpt import InvalidProof, NodeCache, verify
+from recompute.core.sealed import Sealed
 from recompute.core.source import ProofSource
 
 _SEAL = object()
 _ZERO32 = bytes(32)
 
 
-def _malformed(message: str) -> Unverifiable:
-    return Unverifiable("rpc-malformed", f"eth_getProof: {message}")
+_malformed = malformed_in("eth_getProof")
 
 
 def _inconsistent(message: str) -> Unverifiable:
     return Unverifiable("rpc-inconsistent", message)
 
 
-class ProvenAccount:
-    """An account and some of its slots, proven at one anchored block."""
+class ProvenAccount(Sealed):
+    """An account and some of its slots, proven at one anchored block (read-only)."""
 
     __slots__ = (
         "block", "address", "exists", "nonce", "balance", "storage_root", "code_hash", "storage"
@@ -45,15 +45,10 @@ class ProvenAccount:
                  storage: Mapping[int, int]):
         if seal is not _SEAL:
             raise TypeError("ProvenAccount is built by recompute.core.prover only")
-        self.block = block
-        self.address = address
-        self.exists = fields is not None
         nonce, balance, storage_root, code_hash = fields or (0, 0, EMPTY_TRIE_ROOT, EMPTY_CODE_HASH)
-        self.nonce = nonce
-        self.balance = balance
-        self.storage_root = storage_root
-        self.code_hash = code_hash
-        self.storage: Mapping[int, int] = MappingProxyType(dict(storage))
+        self._seal(block=block, address=address, exists=fields is not None, nonce=nonce,
+                   balance=balance, storage_root=storage_root, code_hash=code_hash,
+                   storage=MappingProxyType(dict(storage)))
 
     def to_json(self) -> dict:
         return {

@@ -21,7 +21,7 @@ import rlp
 from trie import HexaryTrie
 
 from recompute.core.anchor import AnchoredBlock
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_TRIE_ROOT
 
@@ -29,8 +29,7 @@ SUPPORTED_TYPES = (0, 1, 2, 3, 4)
 _SEAL = object()
 
 
-def _malformed(message: str) -> Unverifiable:
-    return Unverifiable("rpc-malformed", f"receipt: {message}")
+_malformed = malformed_in("receipt")
 
 
 @dataclass(frozen=True)

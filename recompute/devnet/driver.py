@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eth_hash.auto import keccak
 from web3 import Web3
 from web3.contract import Contract
 
@@ -132,7 +133,6 @@ def _link(artifact: dict, libraries: dict[str, str], deployed: dict[str, str]) -
     bytecode = artifact["bytecode"]
     if "__$" not in bytecode:
         return bytecode
-    from eth_hash.auto import keccak
 
     for library, address in libraries.items():
         address = deployed.get(address, address)

@@ -208,36 +208,46 @@ def _slots_of(t: TypeInfo) -> int:
     return 1 if isinstance(t, ValueType) else t.size // 32
 
 
+def _in_place(t: TypeInfo) -> tuple[str, ...]:
+    """The types laid out *inside* ``t`` (struct members, a static array's elements): a type
+    reached again only through these would occupy infinite storage."""
+    match t:
+        case StructType(members=members):
+            return tuple(m.type_id for m in members)
+        case StaticArrayType(base=base):
+            return (base,)
+        case _:
+            return ()
+
+
 def _check_no_cycle(types: Mapping[str, TypeInfo], origin: str) -> None:
-    """No type may contain itself. Solidity allows a type to refer to itself only through
-    storage that is laid out elsewhere: a struct with a mapping to, or a dynamic array of,
-    itself (``struct S { S[] children; }``). Any other cycle (a struct containing itself, an
-    array or a mapping whose element is itself) cannot come from solc and would make every
-    walk over the type endless, so it is refused here, before anything reads it."""
-    state: dict[str, int] = {}  # 1 on the current path, 2 done
-
-    def visit(tid: str, path: list[str]) -> None:
-        state[tid] = 1
-        for ref in references(types[tid]):
-            if ref not in types:
-                continue  # named by _check_type
-            if state.get(ref) == 1:
-                cycle = path[path.index(ref):] + [ref]
-                kinds = [types[x] for x in cycle]
-                legal = any(isinstance(x, StructType) for x in kinds) and any(
-                    isinstance(x, MappingType | DynamicArrayType) for x in kinds)
-                if not legal:
-                    raise UsageError(f"{origin}: types[{tid!r}] contains itself "
-                                     f"({' → '.join(cycle)})"[:400])
-            elif ref not in state:
-                visit(ref, [*path, ref])
-        state[tid] = 2
-
-    # Iterative deepening is not needed: solc's types tables are a few hundred entries, and
-    # the recursion is bounded by the number of types (the caller bounds the document).
-    for tid in types:
-        if tid not in state:
-            visit(tid, [tid])
+    """No type may contain itself in place. Solidity allows a type to refer to itself only
+    through storage laid out elsewhere (``struct S { S[] children; mapping(uint => S) m; }``);
+    a struct holding itself, or a static array holding itself, directly or through other
+    in-place types, cannot come from solc and would make sizing or reading it endless, so it is
+    refused here. So is a dynamic array whose element is itself. The search is iterative, so a
+    crafted chain of types cannot exhaust the stack."""
+    for t in types.values():
+        if isinstance(t, DynamicArrayType) and t.base == t.id:
+            raise UsageError(f"{origin}: types[{t.id!r}] contains itself (an array of itself)")
+    done: set[str] = set()
+    for start in types:
+        if start in done:
+            continue
+        path = [start]
+        stack = [iter(_in_place(types[start]))]
+        while stack:
+            ref = next(stack[-1], None)
+            if ref is None:
+                stack.pop()
+                done.add(path.pop())
+            elif ref in path:
+                cycle = [*path[path.index(ref):], ref]
+                raise UsageError(f"{origin}: types[{ref!r}] contains itself "
+                                 f"({' → '.join(cycle)})"[:400])
+            elif ref in types and ref not in done:  # an unknown one is named by _check_type
+                path.append(ref)
+                stack.append(iter(_in_place(types[ref])))
 
 
 def _normalise(document: dict[str, Any], parsed: Mapping[str, TypeInfo]) -> dict[str, Any]:

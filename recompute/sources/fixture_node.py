@@ -11,8 +11,10 @@ for any subset of recorded slots is answered the way geth answered them.
 
 from __future__ import annotations
 
+import argparse
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -180,8 +182,6 @@ class FixtureNode:
 
 
 def main() -> None:  # pragma: no cover - a convenience for the README's worked example
-    import argparse
-    import time
 
     parser = argparse.ArgumentParser(description="Serve the recorded go-ethereum fixtures.")
     parser.add_argument("--dir", default=str(FIXTURE_CHAIN))

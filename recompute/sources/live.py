@@ -7,14 +7,10 @@ JSON; :mod:`recompute.core.anchor` and :mod:`recompute.core.prover` decide what 
 
 from __future__ import annotations
 
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import malformed
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.source import BlockRef
 from recompute.sources.rpc import RpcClient, normalise_url
-
-
-def _malformed(message: str) -> Unverifiable:
-    return Unverifiable("rpc-malformed", message)
 
 
 class LiveSource:
@@ -33,12 +29,12 @@ class LiveSource:
     def chain_id(self) -> int:
         if self._chain_id is None:
             answer = self.client.request("eth_chainId", [])
-            self._chain_id = parse_quantity(answer, "eth_chainId", _malformed, bits=64)
+            self._chain_id = parse_quantity(answer, "eth_chainId", malformed, bits=64)
         return self._chain_id
 
     def block_number(self) -> int:
         answer = self.client.request("eth_blockNumber", [])
-        return parse_quantity(answer, "eth_blockNumber", _malformed, bits=64)
+        return parse_quantity(answer, "eth_blockNumber", malformed, bits=64)
 
     def block_by_number(self, number: BlockRef) -> dict | None:
         tag = number if isinstance(number, str) else hex(number)
@@ -50,7 +46,7 @@ class LiveSource:
     def _block(self, method: str, ref: str) -> dict | None:
         answer = self.client.request(method, [ref, False])
         if answer is not None and not isinstance(answer, dict):
-            raise _malformed(f"{self.label} {method}: the block is not a JSON object")
+            raise malformed(f"{self.label} {method}: the block is not a JSON object")
         return answer
 
     def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
@@ -60,19 +56,19 @@ class LiveSource:
             ["0x" + address.hex(), keys, {"blockHash": "0x" + block_hash.hex()}],
         )
         if not isinstance(answer, dict):
-            raise _malformed(f"{self.label} eth_getProof: the answer is not a JSON object")
+            raise malformed(f"{self.label} eth_getProof: the answer is not a JSON object")
         return answer
 
     def block_receipts(self, block_hash: bytes) -> list | None:
         answer = self.client.request("eth_getBlockReceipts", ["0x" + block_hash.hex()])
         if answer is not None and not isinstance(answer, list):
-            raise _malformed(f"{self.label} eth_getBlockReceipts: the answer is not a list")
+            raise malformed(f"{self.label} eth_getBlockReceipts: the answer is not a list")
         return answer
 
     def transaction_receipt(self, tx_hash: str) -> dict | None:
         answer = self.client.request("eth_getTransactionReceipt", [tx_hash])
         if not isinstance(answer, dict):
-            raise _malformed(f"{self.label} eth_getTransactionReceipt {tx_hash}: no receipt")
+            raise malformed(f"{self.label} eth_getTransactionReceipt {tx_hash}: no receipt")
         return answer
 
     def call(self, to: bytes, data: bytes, block_hash: bytes) -> bytes:
@@ -82,4 +78,4 @@ class LiveSource:
             [{"to": "0x" + to.hex(), "data": "0x" + data.hex()},
              {"blockHash": "0x" + block_hash.hex()}],
         )
-        return parse_data(answer, "eth_call result", _malformed)
+        return parse_data(answer, "eth_call result", malformed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.header import Header
 from recompute.core.hexdata import parse_data
 from recompute.core.source import BlockRef
@@ -122,5 +122,4 @@ class ReplaySource:
         raise Unverifiable("rpc-error", "a vector replays proofs, not view calls")
 
 
-def _malformed(message: str) -> Unverifiable:
-    return Unverifiable("rpc-malformed", f"vector: {message}")
+_malformed = malformed_in("vector")

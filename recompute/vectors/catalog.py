@@ -15,6 +15,10 @@ import tempfile
 from pathlib import Path
 
 from recompute.data import FIXTURE_CHAIN, PACKS, VECTORS
+from recompute.devnet.anvil import Anvil
+from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
+from recompute.recipes.erc8447_interfaces import INTERFACES
+from recompute.sources.fixture_node import FixtureNode
 from recompute.vectors import SUITE_PROFILE, capture_proof, capture_step, dumps, sha256_file
 
 GETH_HEAD = bytes.fromhex("d226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7")
@@ -109,11 +113,7 @@ def pure_vectors() -> list[dict]:
 
 def _erc8447_interface_vectors() -> list[dict]:
     """ERC-8447 §16 identifiers from the §12/§13 signatures (kept in vectors/erc8447-*.json
-    inputs); the signature lists live in recompute.recipes.erc8447_interfaces when present."""
-    try:
-        from recompute.recipes.erc8447_interfaces import INTERFACES
-    except ImportError:
-        return []
+    inputs); the signature lists live in recompute.recipes.erc8447_interfaces."""
     return [_pure(f"erc8447-{name}-interface-id", f"ERC-8447 §16: {name} = {expected}",
                   "erc165.interface-id", {"signatures": signatures}, expected)
             for name, (signatures, expected) in INTERFACES.items()]
@@ -121,8 +121,6 @@ def _erc8447_interface_vectors() -> list[dict]:
 
 def geth_vectors() -> list[dict]:
     """The real go-ethereum proofs of the execution-apis fixtures, as `recompute proof`."""
-    from recompute.sources.fixture_node import FixtureNode
-
     with FixtureNode(FIXTURE_CHAIN) as node:
         return [
             capture_proof(GETH_CONTRACT, [], node.url, GETH_HEAD, "geth-account-proof",
@@ -331,8 +329,6 @@ def devnet_vectors(node_url: str, manifest: dict) -> list[dict]:
 
 
 def main() -> None:  # `make vectors`
-    from recompute.devnet.anvil import Anvil
-    from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 
     with Anvil(timestamp=DEVNET_GENESIS_TIMESTAMP) as node:
         manifest = build(node)

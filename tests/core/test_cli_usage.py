@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from recompute import __version__
+from tests.cli import run_cli
 
 ADDRESS = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
-                          text=True, timeout=60)
 
 
 def test_help_lists_the_commands_and_version_works():

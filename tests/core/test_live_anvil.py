@@ -7,8 +7,6 @@ wrote, never from the verifier.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,15 +19,12 @@ from recompute.core.prover import prove_account
 from recompute.devnet.anvil import Anvil, rpc_call
 from recompute.devnet.contracts import connect, deploy
 from recompute.sources.live import LiveSource
+from tests.cli import run_cli
 
 ARTIFACTS = str(Path(__file__).parent / "artifacts")
 GENESIS_TS = 1767225600
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "recompute", *args], capture_output=True, text=True, timeout=120
-    )
 
 
 @pytest.fixture(scope="module")

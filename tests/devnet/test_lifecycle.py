@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from recompute.devnet.anvil import rpc_call
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
-                          text=True, timeout=300)
+from tests.cli import run_cli
 
 
 def test_up_down_resume_and_a_second_up(tmp_path):

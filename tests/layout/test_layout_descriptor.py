@@ -244,6 +244,20 @@ def test_an_array_whose_base_is_itself_is_refused():
         parse_descriptor(doc)
 
 
+def test_structs_holding_each_other_in_place_are_refused_whatever_else_links_them():
+    # S1 holds S2 in place and also an array of S2; S2 holds S1 in place: the in-place cycle
+    # S1 → S2 → S1 is there even though S1 also reaches S2 through a dynamic array.
+    s1, s2, arr = "t_struct(S1)1_storage", "t_struct(S2)2_storage", "t_array(t_s2)dyn_storage"
+    doc = _cyclic({
+        s1: _struct("struct C.S1", [("d", arr, 0), ("s2", s2, 1)], 64),
+        arr: {"encoding": "dynamic_array", "label": "struct C.S2[]", "numberOfBytes": "32",
+              "base": s2},
+        s2: _struct("struct C.S2", [("s1", s1, 0)], 32),
+    }, s1)
+    with pytest.raises(UsageError, match=r"contains itself \(.*S1.* → .*S2.* → .*S1"):
+        parse_descriptor(doc)
+
+
 def test_a_struct_may_hold_a_dynamic_array_or_mapping_of_itself():
     # Legal Solidity: `struct Node { uint256 v; Node[] children; mapping(uint256 => Node) m; }`
     node = "t_struct(Node)1_storage"

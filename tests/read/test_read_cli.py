@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from recompute.devnet.contracts import connect, deploy
+from tests.cli import run_cli
 
 TESTS = Path(__file__).resolve().parents[1]
 ZOO = TESTS / "layout" / "artifacts"
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
-                          text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from recompute.devnet.contracts import connect, deploy
+from tests.cli import run_cli
 
 SLOTBOX = Path(__file__).resolve().parents[1] / "core" / "artifacts"
 
 MODULE = '''
-from recompute.recipes.framework import Derivation, Param, Reads, Recipe, register
+from recompute.recipe import Derivation, Param, Reads, Recipe, register
 
 @register
 class BoxA(Recipe):
@@ -28,9 +27,6 @@ class BoxA(Recipe):
 '''
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "recompute", *args], capture_output=True,
-                          text=True, timeout=120)
 
 
 def test_a_user_recipe_module(anvil, tmp_path):
