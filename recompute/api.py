@@ -18,7 +18,7 @@ from recompute.core.anchor import Anchor, AnchoredBlock, anchor_block
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.prover import ProvenAccount, prove_account
-from recompute.core.verdict import REASONS, Verdict
+from recompute.core.verdict import REASONS, Reason, Verdict
 from recompute.layout import Layout, ReadResult, load_layout
 from recompute.recipes.framework import Recipe, get_recipe, load_recipes
 from recompute.recipes.runner import Job, prove_paths, step, step_many
@@ -28,7 +28,8 @@ from recompute.vectors import verify_file
 
 __all__ = [
     "REASONS", "Anchor", "AnchoredBlock", "Job", "Layout", "LiveSource", "Outcome",
-    "ProvenAccount", "ReadResult", "Recipe", "RecomputeError", "Unverifiable", "UsageError",
+    "ProvenAccount", "ReadResult", "Reason", "Recipe", "RecomputeError", "Unverifiable",
+    "UsageError",
     "Verdict", "VectorResult", "anchor_block", "get_recipe", "load_layout", "load_recipes",
     "prove_account", "read", "step", "step_many", "verify_vector",
 ]

@@ -5,17 +5,24 @@ framework, so that a user's own recipe module never imports the package's intern
 """
 
 from recompute.recipes.framework import (
+    BOOL,
+    HEX,
+    INT,
+    TABLE,
+    TEXT,
     Clock,
     Derivation,
     Logs,
+    Output,
     Param,
     Reads,
     ReceiptsAt,
     Recipe,
     Slots,
     ViewCheck,
+    enum,
     register,
 )
 
-__all__ = ["Clock", "Derivation", "Logs", "Param", "ReceiptsAt", "Reads", "Recipe", "Slots",
-           "ViewCheck", "register"]
+__all__ = ["BOOL", "HEX", "INT", "TABLE", "TEXT", "Clock", "Derivation", "Logs", "Output",
+           "Param", "ReceiptsAt", "Reads", "Recipe", "Slots", "ViewCheck", "enum", "register"]

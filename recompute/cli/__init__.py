@@ -1,8 +1,9 @@
 """The ``recompute`` command line (click). Each command lives in its own module.
 
-Exit codes (docs/design.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage.
-Every error a user can provoke ends as one line on stderr and the right code, never a
-traceback.
+Exit codes (docs/design.md §Verdicts): 0 VERIFIED-GOOD, 1 VERIFIED-BAD, 2 UNVERIFIABLE, 64 usage,
+70 internal error. Every error a user can provoke ends as one line on stderr and the right code,
+never a traceback; any other exception is a bug, and is one line and exit 70 too (never 0, 1 or
+2, which would read as a verdict).
 
 Command modules load lazily (README §Performance): ``recompute step …`` imports the step
 module and what it needs, never the devnet's web3 or the watch; ``--help`` lists every command
@@ -18,8 +19,9 @@ import sys
 import click
 
 from recompute import __version__
+from recompute.core.boundedjson import reset_recursion_limit
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
-from recompute.core.verdict import EXIT_UNVERIFIABLE, EXIT_USAGE
+from recompute.core.verdict import EXIT_INTERNAL, EXIT_UNVERIFIABLE, EXIT_USAGE
 
 # name -> (module that adds it to `cli`, first paragraph of its help: what --help shortens)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -56,6 +58,9 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:
             importlib.import_module(f"recompute.cli.{COMMANDS[name][0]}")
+            # a command that imports web3 (py_ecc) gets the recursion limit raised to 100,000,
+            # where deep input would overflow the C stack: put it back
+            reset_recursion_limit()
         return self.commands.get(name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -80,6 +85,7 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     try:
+        reset_recursion_limit()
         code = cli.main(args=argv, prog_name="recompute", standalone_mode=False)
     except click.exceptions.Exit as done:
         code = done.exit_code
@@ -104,4 +110,9 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_USAGE
     except KeyboardInterrupt:
         code = 130
+    except Exception as exc:  # noqa: BLE001 -- the catch-all: a bug, never a verdict's code
+        message = " ".join(str(exc).split())[:300]
+        click.echo(f"internal error: {type(exc).__name__}: {message} — this is a bug, please "
+                   "report it", err=True)
+        code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)

@@ -101,7 +101,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     contract = parse_address(address)
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
-    expect = unique_pairs(expects, "--expect")
+    expect = recipe.parse_expect(unique_pairs(expects, "--expect"))  # before any node is asked
     evidence: dict = {"recipe": recipe.name}
     try:
         anchored = chain.anchor()
@@ -129,6 +129,10 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
             lines.append(f"finding view-disagrees: {finding['view']} says "
                          f"{finding.get('value')} = {plain(finding.get('view_says'))}, "
                          f"storage says {plain(finding.get('storage_says'))}")
+    for view in outcome.evidence.get("views", []):
+        if view.get("compared") is False:
+            lines.append(f"view {view['view']} not compared: the node would not call it "
+                         f"({view['skipped']})")
     sys.exit(emit(outcome, as_json, lines))
 
 

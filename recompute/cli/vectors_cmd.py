@@ -26,6 +26,7 @@ from recompute.vectors import (
     tamper_all,
     verify_paths,
 )
+from recompute.vectors.suite import add_to_suite
 
 
 @cli.group("vectors")
@@ -96,15 +97,19 @@ def verify_command(paths, do_tamper):
     """Replay vectors with no network (default: the bundled suite)."""
     paths = list(paths) or [VECTORS]
     results = verify_paths(paths)
+    if not results:
+        raise UsageError(f"no vector found in {', '.join(map(str, paths))}")
     failed = 0
     for result in results:
+        unlisted = (" (unlisted: no suite.json pins it; `recompute vectors add` does)"
+                    if result.listed is False else "")
         if result.passed:
-            click.echo(f"PASS {result.name}")
+            click.echo(f"PASS {result.name}{unlisted}")
         else:
             failed += 1
-            click.echo(f"FAIL {result.name}: {result.detail}")
+            click.echo(f"FAIL {result.name}{unlisted}: {result.detail}")
     if do_tamper:
-        undetected = tamper_all([load_json(path) for path in _vector_files(paths)])
+        undetected = tamper_all(_loadable(_vector_files(paths)))
         undetected += _peer_methods(paths)
         for line in undetected:
             click.echo(f"UNDETECTED {line}")
@@ -136,13 +141,40 @@ def _peer_methods(paths: list[Path]) -> list[str]:
 
 
 def _vector_files(paths: list[Path]) -> list[Path]:
-
     suites, loose = find_suites(paths)
     files = list(loose)
     for suite in suites:
-        parsed = read_suite(suite)
+        try:
+            parsed = read_suite(suite)
+        except UsageError:
+            continue  # verify already failed it
         if parsed.profile == "recompute-vectors.v1":
             files += parsed.entries
-    if not files and not suites:
-        raise UsageError("no vector found")
-    return files
+        else:  # a peer suite's files are not recompute vectors
+            peer = {entry.resolve() for entry in parsed.entries}
+            files = [f for f in files if f.resolve() not in peer]
+    return list(dict.fromkeys(f.resolve() for f in files))
+
+
+def _loadable(files: list[Path]) -> list[dict]:
+    """The vectors that load (a malformed one already failed verify: nothing to tamper)."""
+    out = []
+    for file in files:
+        try:
+            out.append(load_json(file))
+        except UsageError:
+            continue
+    return out
+
+
+@vectors_group.command("add")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--suite", "suite_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The suite.json to pin them in (default: the nearest one above the first "
+                   "file).")
+def add_command(files, suite_path):
+    """Pin vector files into a suite.json (each must verify first)."""
+    suite, pinned = add_to_suite(list(files), suite_path)
+    for path in pinned:
+        click.echo(f"pinned {path}")
+    click.echo(f"{suite}: {len(pinned)} file(s) pinned")

@@ -25,7 +25,7 @@ from recompute.cli.beacon_options import (
     parse_lc_block,
 )
 from recompute.cli.options import connection_options
-from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
@@ -80,6 +80,9 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--max-backoff", type=float, default=30.0, show_default=True, metavar="SECONDS",
               help="Follow mode: longest wait between retries while the node is in trouble.")
 @click.option("--max-blocks", type=int, metavar="N", help="Follow mode: stop after N blocks.")
+@click.option("--start-timeout", type=float, default=60.0, show_default=True, metavar="SECONDS",
+              help="Follow mode: how long to retry a node in trouble before the first block "
+                   "is anchored; then exit 2.")
 @click.option("--workers", type=int, default=4, show_default=True, metavar="T",
               help="Range mode: blocks evaluated at once (per process).")
 @click.option("--processes", type=int, metavar="P",
@@ -93,8 +96,8 @@ def _block_number(text: str | None, option: str) -> int | None:
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
 @beacon_options
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
-                  webhook_url, webhook_format, poll, max_backoff, max_blocks, workers,
-                  processes, cluster, store_path, resume, segment_blocks):
+                  webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
+                  workers, processes, cluster, store_path, resume, segment_blocks):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     checks = load_config(config_path)
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
@@ -104,8 +107,9 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
         raise UsageError(f"--from {first} is above --to {last}")
     if confirmations < 0:
         raise UsageError("--confirmations must be 0 or more")
-    if poll <= 0 or max_backoff <= 0:
-        raise UsageError("--poll and --max-backoff must be more than 0 seconds")
+    if poll <= 0 or max_backoff <= 0 or start_timeout < 0:
+        raise UsageError("--poll and --max-backoff must be more than 0 seconds (--start-timeout "
+                         "0 or more)")
     if max_blocks is not None and max_blocks < 1:
         raise UsageError("--max-blocks must be at least 1")
     if workers < 1:
@@ -163,6 +167,12 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
             return (payload_header(store.optimistic_execution()),
                     payload_header(store.finalized_execution()))
         heads = SignedHeads(signed)
+    needed = quorum if quorum is not None else len(sources)
+
+    def confirm(block: AnchoredBlock) -> AnchoredBlock | None:
+        """Several --rpc: each new head confirmed by the quorum before its lines (issue #11)."""
+        return confirm_by_quorum(block, [s for s in sources if s is not block.source], needed)
+
     store = None
     try:
         if stored_follow:
@@ -170,7 +180,9 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
         if last is None and not (resume and not stored_follow):
             follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
-                                stop=stop, heads=heads)
+                                stop=stop, heads=heads,
+                                confirm=confirm if needed > 1 else None,
+                                start_timeout=start_timeout)
             if store is not None:
                 _continue_after_final(follower, store, sources, sink)
             follower.run()

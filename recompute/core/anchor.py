@@ -33,7 +33,8 @@ TRUSTS = {
     "quorum": "that the agreeing endpoints are not all lying together",
     "checkpoint": "the checkpoint hash you pinned (every header down to the block re-hashed)",
     "single-rpc": "the node itself, for which block this is: nothing was pinned",
-    "parent-link": "the anchored block below which it lies: parentHash links re-hashed",
+    "parent-link": "the anchored block below which it lies: parentHash links re-hashed; a new "
+                   "head above it is the node's word unless a quorum confirmed it",
     "light-client": "the trusted beacon block root and 2/3 of each period's sync committee "
                     "(the node is not asked which block this is)",
 }
@@ -109,12 +110,26 @@ class AnchoredBlock(Sealed):
         }
 
 
+# `latest` under a quorum: the highest head K endpoints have reached, refused when the heads
+# the endpoints report spread wider than this (one endpoint must not pick an old block).
+LATEST_SPREAD = 2
+
+
 def _fetch_header(source: ProofSource, ref: BlockRef | bytes) -> Header:
     raw = source.block_by_hash(ref) if isinstance(ref, bytes) else source.block_by_number(ref)
     if raw is None:
         shown = "0x" + ref.hex() if isinstance(ref, bytes) else str(ref)
         raise Unverifiable("block-unknown", f"{source.label} does not know block {shown}")
-    return Header.from_rpc(raw)
+    header = Header.from_rpc(raw)
+    if isinstance(ref, int) and header.number != ref:  # under every anchor (issue #11)
+        raise Unverifiable("rpc-inconsistent", f"{source.label} answered for block {ref} with "
+                                               f"a header numbered {header.number}")
+    return header
+
+
+def endpoint(source: ProofSource) -> str:
+    """What tells two endpoints apart: a live source's normalised URL, else its label."""
+    return getattr(source, "endpoint", source.label)
 
 
 def by_block_hash(
@@ -221,6 +236,15 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
             f"(0x{parent.hash.hex()}) block {header.number} whose parentHash is "
             f"0x{header.parent_hash.hex()}",
         )
+    # Consensus makes a child strictly later (12 s a slot on mainnet); anvil mines several
+    # blocks in one second with equal timestamps, so only going back in time is refused.
+    if header.timestamp < parent.timestamp:
+        raise Unverifiable(
+            "header-mismatch",
+            f"{parent.source.label} returned as the child of block {parent.number} (timestamp "
+            f"{parent.timestamp}) a block with timestamp {header.timestamp}: earlier than its "
+            "parent",
+        )
     anchor = Anchor("parent-link", {
         "parent_hash": "0x" + parent.hash.hex(),
         "parent_number": parent.number,
@@ -270,21 +294,47 @@ def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict,
     return AnchoredBlock(_SEAL, walked.header, anchor, top.chain_id, source)
 
 
+def confirm_by_quorum(block: AnchoredBlock, others: Sequence[ProofSource],
+                      quorum: int) -> AnchoredBlock | None:
+    """A new head found by its parent link on one endpoint, confirmed by ``quorum`` distinct
+    endpoints (its own included) returning the same hash at its number (follow mode with
+    several ``--rpc``: the head is then not one node's word). None while too few have it yet;
+    ``anchor-disagreement`` as soon as one names another block at that number."""
+    agreeing = [block.source.label]
+    said: dict[str, str] = {block.source.label: "0x" + block.hash.hex()}
+    for source in others:
+        try:
+            header = _fetch_header(source, block.number)
+        except Unverifiable as exc:
+            said[source.label] = f"({exc.reason})"
+            continue
+        said[source.label] = "0x" + header.hash.hex()
+        if header.hash != block.hash:
+            who = "; ".join(f"{label} says {value}" for label, value in said.items())
+            raise Unverifiable("anchor-disagreement", f"block {block.number}: {who}")
+        agreeing.append(source.label)
+    if len(agreeing) < quorum:
+        return None
+    anchor = Anchor(block.anchor.method, {**block.anchor.detail, "quorum": quorum,
+                                          "confirmed_by": agreeing})
+    return AnchoredBlock(_SEAL, block.header, anchor, block.chain_id, block.source)
+
+
 def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> AnchoredBlock:
+    """K distinct endpoints must return the same header for block ``number``; any two
+    different hashes are ``anchor-disagreement``. ``latest`` is the highest head K endpoints
+    have reached, refused when the reported heads spread more than :data:`LATEST_SPREAD`
+    blocks, so that no single endpoint picks the block; every endpoint's head is in the
+    evidence. A quorum of 1 trusts whichever endpoint answers: it is labelled ``single-rpc``."""
     if not 1 <= quorum <= len(sources):
         raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
-    if isinstance(number, str):
-        # A tag: each endpoint resolves it (eth_getBlockByNumber(tag)); the newest block every
-        # endpoint has under that tag is the smallest of their answers.
-        heads = []
-        for source in sources:
-            try:
-                heads.append(_fetch_header(source, number).number)
-            except Unverifiable:
-                continue
-        if not heads:
-            raise Unverifiable("rpc-unreachable", f"no endpoint answered for the {number} block")
-        number = min(heads)
+    names = [endpoint(source) for source in sources]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
+    detail: dict = {}
+    if isinstance(number, str):  # a tag: latest, safe, finalized, earliest
+        number, detail["heads"] = _quorum_tag(sources, quorum, number)
     said: dict[str, str] = {}
     headers: dict[bytes, tuple[Header, ProofSource]] = {}
     failures: list[str] = []
@@ -308,11 +358,35 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
             f"{quorum} ({'; '.join(failures)})",
         )
     header, source = next(iter(headers.values()))
-    anchor = Anchor(
-        "quorum",
-        {"quorum": quorum, "endpoints": said, "agreeing": agreeing},
-    )
+    method = "single-rpc" if quorum == 1 else "quorum"
+    anchor = Anchor(method, {"quorum": quorum, "endpoints": said, "agreeing": agreeing,
+                             **detail})
     return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
+
+
+def _quorum_tag(sources: Sequence[ProofSource], quorum: int, tag: str) -> tuple[int, dict]:
+    """The block a tag means under a quorum: each endpoint resolves the tag, and the highest
+    block K endpoints have under it is taken, so no single endpoint picks it (one that lags, or
+    lies low, cannot pull the block down; one that runs ahead cannot pull it up)."""
+    heads: dict[str, int | str] = {}
+    numbers = []
+    for source in sources:
+        try:
+            numbers.append(_fetch_header(source, tag).number)
+            heads[source.label] = numbers[-1]
+        except Unverifiable as exc:
+            heads[source.label] = f"({exc.reason})"
+    if len(numbers) < quorum:
+        raise Unverifiable("quorum-not-met", f"{tag}: {len(numbers)} of {len(sources)} "
+                                             f"endpoints named a block, quorum is {quorum}")
+    numbers.sort(reverse=True)
+    chosen = numbers[quorum - 1]  # the highest block K endpoints say they have
+    if numbers[0] - numbers[-1] > LATEST_SPREAD:
+        shown = "; ".join(f"{label} says {head}" for label, head in heads.items())
+        raise Unverifiable("anchor-disagreement",
+                           f"{tag}: the endpoints' blocks spread more than {LATEST_SPREAD} "
+                           f"blocks ({shown}); give --block N or --block-hash H")
+    return chosen, heads
 
 
 def by_single_rpc(source: ProofSource, number: BlockRef) -> AnchoredBlock:
@@ -352,7 +426,7 @@ def anchor_block(
 
 def _tagged(block: AnchoredBlock, tag: BlockRef, decided_by: str) -> AnchoredBlock:
     """Say in the anchor who decided which block a tag (``latest``, ``finalized``, …) meant:
-    the one ``node``, or the ``quorum`` (the smallest of the endpoints' answers)."""
+    the one ``node``, or the ``quorum`` (the highest block K endpoints have under the tag)."""
     if not isinstance(tag, str):
         return block
     anchor = Anchor(block.anchor.method,

@@ -25,6 +25,10 @@ class Unverifiable(RecomputeError):
     exit_code = 2
 
     def __init__(self, reason: str, detail: str):
+        from recompute.core.verdict import REASONS
+
+        if reason not in REASONS:  # a code the README's reason table does not explain: a bug
+            raise ValueError(f"unknown reason code {reason!r}")
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail

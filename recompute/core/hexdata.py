@@ -62,9 +62,11 @@ def parse_hash(text: str, what: str) -> bytes:
 def parse_uint256(text: str, what: str) -> int:
     """A 256-bit unsigned integer written in decimal or 0x-hex."""
     text = (text or "").strip()
+    if len(text) > 80:  # past any 256-bit number, and Python's 4,300-digit limit
+        raise UsageError(f"{what} {_show(text)} is longer than any 256-bit number")
     if _HEX_NUMBER.match(text):
         value = int(text, 16)
-    elif text.isdigit():
+    elif re.fullmatch(r"[0-9]+", text):  # ASCII digits only: str.isdigit() accepts '²', '٣'
         value = int(text)
     else:
         raise UsageError(f"{what} {text!r} is not a number (decimal or 0x-hex)")

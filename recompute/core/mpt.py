@@ -48,8 +48,8 @@ class NodeCache:
         self.limit = limit
 
     def get(self, text: str, index: int = 0) -> tuple[bytes, list]:
-        if not isinstance(text, str):
-            raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
+        if not isinstance(text, str):  # a list or object is unhashable: refuse it first
+            raise InvalidProof(f"proof node is not a 0x-hex string: {str(text)[:40]!r}")
         entry = self._nodes.get(text)
         return entry if entry is not None else self.load(text, index)
 

@@ -189,9 +189,15 @@ def fetch_receipts(block: AnchoredBlock) -> list:
         hashes = raw.get("transactions")
         if not isinstance(hashes, list):
             raise _malformed("the block's transactions are not a list")
-        receipts = [source.transaction_receipt(h if isinstance(h, str) else h.get("hash"))
-                    for h in hashes]
+        receipts = [source.transaction_receipt(_transaction_hash(h)) for h in hashes]
     return receipts
+
+
+def _transaction_hash(entry: object) -> str:
+    """A block's ``transactions`` entry: a hash, or a transaction object with one."""
+    text = entry.get("hash") if isinstance(entry, dict) else entry
+    parse_data(text, "a transaction hash of the block", _malformed, 32)
+    return text
 
 
 def prove_receipts(block: AnchoredBlock) -> ProvenReceipts:

@@ -8,6 +8,7 @@ EXIT_GOOD = 0
 EXIT_BAD = 1
 EXIT_UNVERIFIABLE = 2
 EXIT_USAGE = 64
+EXIT_INTERNAL = 70  # an unexpected exception: a bug (BSD sysexits EX_SOFTWARE)
 
 
 class Verdict(StrEnum):
@@ -20,25 +21,46 @@ class Verdict(StrEnum):
         return {Verdict.GOOD: EXIT_GOOD, Verdict.BAD: EXIT_BAD}.get(self, EXIT_UNVERIFIABLE)
 
 
-# Reason codes. GOOD/BAD carry a reason too ("ok", "predicate-failed"); UNVERIFIABLE always
-# carries one of the others.
-REASONS = {
-    "ok": "every input proven to a pinned header and the predicate holds",
-    "predicate-failed": "every input proven to a pinned header and the predicate fails",
-    "rpc-unreachable": "the node could not be reached (connection refused, timeout)",
-    "rpc-error": "the node answered with a JSON-RPC error",
-    "rpc-malformed": "the node's answer is not well-formed (bad JSON, bad hex, missing fields)",
-    "block-unknown": "the node does not know the requested block",
-    "state-unavailable": "the node no longer has the state of that block (pruned history)",
-    "invalid-proof": "a Merkle-Patricia proof does not root in the pinned header",
-    "header-mismatch": "the header does not hash to the pinned hash",
-    "anchor-disagreement": "the endpoints of a quorum returned different block hashes",
-    "quorum-not-met": "fewer endpoints than the quorum answered",
-    "rpc-inconsistent": "a value the node claims differs from what its own proof shows",
-    "receipts-mismatch": "the receipts do not rebuild to the header's receiptsRoot",
-    "segment-failed": "a range audit's segment kept failing on its workers: never evaluated",
-    "invalid-consensus-proof": (
+class Reason(StrEnum):
+    """Reason codes (README §Trust model, reason table). GOOD/BAD carry one too (``ok``,
+    ``predicate-failed``); UNVERIFIABLE always carries one of the others. Each member's
+    :attr:`description` is the table's meaning column."""
+
+    OK = "ok", "every input proven to a pinned header and the predicate holds"
+    PREDICATE_FAILED = ("predicate-failed",
+                        "every input proven to a pinned header and the predicate fails")
+    RPC_UNREACHABLE = ("rpc-unreachable",
+                       "the node could not be reached (connection refused, timeout)")
+    RPC_ERROR = "rpc-error", "the node answered with a JSON-RPC error"
+    RPC_MALFORMED = ("rpc-malformed",
+                     "the node's answer is not well-formed (bad JSON, bad hex, missing fields)")
+    BLOCK_UNKNOWN = "block-unknown", "the node does not know the requested block"
+    STATE_UNAVAILABLE = ("state-unavailable",
+                         "the node no longer has the state of that block (pruned history)")
+    INVALID_PROOF = "invalid-proof", "a Merkle-Patricia proof does not root in the pinned header"
+    HEADER_MISMATCH = "header-mismatch", "the header does not hash to the pinned hash"
+    ANCHOR_DISAGREEMENT = ("anchor-disagreement",
+                           "the endpoints of a quorum returned different block hashes")
+    QUORUM_NOT_MET = "quorum-not-met", "fewer endpoints than the quorum answered"
+    RPC_INCONSISTENT = ("rpc-inconsistent",
+                        "a value the node claims differs from what its own proof shows")
+    RECEIPTS_MISMATCH = ("receipts-mismatch",
+                         "the receipts do not rebuild to the header's receiptsRoot")
+    SEGMENT_FAILED = ("segment-failed",
+                      "a range audit's segment kept failing on its workers: never evaluated")
+    NO_CONTRACT = ("no-contract",
+                   "the recipe's contract is proven absent or without code at that block")
+    INVALID_CONSENSUS_PROOF = (
+        "invalid-consensus-proof",
         "a beacon light-client proof (sync-committee signature, participation or Merkle branch)"
-        " does not verify"
-    ),
-}
+        " does not verify")
+
+    def __new__(cls, value: str, description: str):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.description = description
+        return member
+
+
+# The same table as a mapping, for callers that look a code up by its text.
+REASONS: dict[str, str] = {reason.value: reason.description for reason in Reason}

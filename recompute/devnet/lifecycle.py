@@ -88,6 +88,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
     (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
     if resume:
+        continue_clock(node)
         manifest = read_manifest(state_dir)
         manifest["rpc"], manifest["port"] = node.url, node.port
     else:
@@ -168,6 +169,14 @@ def _stop_beacon(state_dir: Path) -> None:
         if pid is not None and _pid_alive(pid):
             _stop_pid(pid, 5.0)
         pid_file.unlink(missing_ok=True)
+
+
+def continue_clock(node: Anvil) -> None:
+    """A resumed chain goes on from its last block's time. anvil restarted on its state dump
+    with ``--timestamp`` (the genesis time, for identical histories) would otherwise mine new
+    blocks back at the genesis time, before the blocks already there (issue #11)."""
+    last = node.rpc("eth_getBlockByNumber", "latest", False)
+    node.rpc("evm_setNextBlockTimestamp", int(last["timestamp"], 16) + 1)
 
 
 def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:

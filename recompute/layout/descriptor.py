@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recompute.core.boundedjson import load_file, loads
 from recompute.core.errors import UsageError
 from recompute.data import LAYOUTS
 from recompute.layout.types import (
@@ -46,6 +48,7 @@ HEADER_KEYS = ("format", "contract", "compiler", "storage", "types", "provenance
 # "compiler": "0.8.26+commit.8a97fa7a", "settings_sha256": "…"} (layout import of verified
 # source, recompute/layout/verified_source.py)
 PROVENANCE_KEYS = ("kind", "compiler", "settings_sha256", "target")
+OPTIONAL_KEYS = ("runtimeCodeHash",)  # keccak256 of the runtime code the layout is for
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,12 @@ class Layout:
     @property
     def digest(self) -> str:
         return hashlib.sha256(self.dumps().encode()).hexdigest()
+
+    @property
+    def runtime_code_hash(self) -> bytes | None:
+        """The runtime code hash the descriptor says it was generated for, if it says."""
+        text = self.document.get("runtimeCodeHash")
+        return bytes.fromhex(text[2:]) if text else None
 
     def dumps(self) -> str:
         return dumps(self.document)
@@ -132,7 +141,7 @@ def _header(document: Any, origin: str) -> tuple[str | None, str | None, list[An
             f"{origin}: not a {FORMAT} descriptor (format = {document.get('format')!r:.60}); "
             "create one with `recompute layout import`"
         )
-    unknown = sorted(set(document) - set(HEADER_KEYS))
+    unknown = sorted(set(document) - set(HEADER_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise UsageError(f"{origin}: unknown top-level keys {unknown}"[:300])
     contract = document.get("contract")
@@ -148,6 +157,10 @@ def _header(document: Any, origin: str) -> tuple[str | None, str | None, list[An
     ):
         raise UsageError(f"{origin}: provenance must be an object of strings with keys among "
                          f"{', '.join(PROVENANCE_KEYS)}")
+    code_hash = document.get("runtimeCodeHash")
+    if code_hash is not None and not (isinstance(code_hash, str) and re.fullmatch(
+            r"0x[0-9a-f]{64}", code_hash)):
+        raise UsageError(f"{origin}: runtimeCodeHash must be 0x and 64 lower-case hex digits")
     storage_raw = document.get("storage")
     types_raw = document.get("types")
     if not isinstance(storage_raw, list):
@@ -273,6 +286,8 @@ def _normalise(document: dict[str, Any], parsed: Mapping[str, TypeInfo]) -> dict
     }
     if document.get("provenance") is not None:
         out["provenance"] = dict(document["provenance"])
+    if document.get("runtimeCodeHash") is not None:
+        out["runtimeCodeHash"] = document["runtimeCodeHash"]
     return out
 
 
@@ -284,17 +299,7 @@ def bundled_layouts() -> list[str]:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-                         ) from None
+    return load_file(path, str(path), UsageError)
 
 
 def load_layout(name_or_path: str | Path) -> Layout:
@@ -338,17 +343,16 @@ def _declared_contract(storage: list[Any]) -> str | None:
 def _from_standard_json(doc: dict[str, Any], contract: str | None,
                         origin: str) -> tuple[str, Any]:
     found = {}
-    for source, contracts in (doc.get("contracts") or {}).items():
+    if not isinstance(doc.get("contracts"), dict):
+        raise UsageError(f"{origin}: 'contracts' must be an object of source files")
+    for source, contracts in doc["contracts"].items():
         if not isinstance(contracts, dict):
             continue
         combined = contracts.get("storage-layout")  # solc --combined-json storage-layout
         if combined is not None and ":" in source:
             if isinstance(combined, str):
-                try:
-                    combined = json.loads(combined)
-                except json.JSONDecodeError:
-                    raise UsageError(f"{origin}: the storage-layout of {source} is not JSON"
-                                     ) from None
+                combined = loads(combined, f"{origin}: the storage-layout of {source}",
+                                 UsageError)
             found[source] = combined
             continue
         for name, c in contracts.items():
@@ -392,6 +396,8 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
     found_compiler = None
     if isinstance(doc.get("output"), dict) and "contracts" in doc["output"]:  # Hardhat build-info
         found_compiler = doc.get("solcVersion")
+        if found_compiler is not None and not isinstance(found_compiler, str):
+            raise UsageError(f"{origin}: solcVersion must be a string")
         doc = doc["output"]
     if "contracts" in doc:
         name, layout = _from_standard_json(doc, contract, origin)
@@ -407,14 +413,20 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
         meta = doc.get("metadata")
         if isinstance(meta, str):
             try:
-                meta = json.loads(meta)
-            except json.JSONDecodeError:
+                meta = loads(meta, f"{origin}: metadata", UsageError)
+            except UsageError:
                 meta = None
         if isinstance(meta, dict):  # Foundry artifacts carry solc's metadata
-            target = (meta.get("settings") or {}).get("compilationTarget") or {}
-            if name is None and len(target) == 1:
-                name = ":".join(next(iter(target.items())))
-            found_compiler = found_compiler or (meta.get("compiler") or {}).get("version")
+            settings = meta.get("settings")
+            target = settings.get("compilationTarget") if isinstance(settings, dict) else None
+            if name is None and isinstance(target, dict) and len(target) == 1:
+                source, target_name = next(iter(target.items()))
+                if isinstance(target_name, str):
+                    name = f"{source}:{target_name}"
+            version = meta.get("compiler")
+            version = version.get("version") if isinstance(version, dict) else None
+            if isinstance(version, str):
+                found_compiler = found_compiler or version
         comp = doc.get("compiler")
         if isinstance(comp, dict) and isinstance(comp.get("version"), str):
             found_compiler = comp["version"]

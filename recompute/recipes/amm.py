@@ -8,21 +8,26 @@ feed them proven storage. Storage names are the reference registry's
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import rfc8785
 
 from recompute.core.abiword import encode_static
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
+    BOOL,
+    HEX,
+    INT,
+    TEXT,
     Derivation,
     Param,
     Reads,
     ReceiptsAt,
     Recipe,
     ViewCheck,
+    enum,
     register,
 )
 
@@ -182,6 +187,12 @@ def _layer(p: dict) -> int:
 @register
 class LayerStatus(_StatusRecipe):
     name = "amm/layer-status"
+    outputs = {
+        "status": enum(*MAINTENANCE),
+        "deadline": INT,
+        "never_completed": BOOL,
+        "clock": INT,
+    }
     help = "Maintenance status of one layer (FRESH/DUE/OVERDUE…) from proven storage."
     section = "AMM §Status derivation, §Policy and floor, §Demand"
     params = (SUBJECT, LAYER)
@@ -238,6 +249,12 @@ class _PulseAnchoredStatus(LayerStatus):
 @register
 class SignalStatus(_StatusRecipe):
     name = "amm/signal-status"
+    outputs = {
+        "status": enum(*SIGNAL),
+        "last_signal_at": INT,
+        "silent_since": INT,
+        "clock": INT,
+    }
     help = "Activity signal status (PRESENT/SILENT…) from proven storage."
     section = "AMM §Status derivation, §Pulse"
     params = (SUBJECT,)
@@ -275,6 +292,13 @@ class SignalStatus(_StatusRecipe):
 @register
 class StateRoot(Recipe):
     name = "amm/state-root"
+    outputs = {
+        "state_version": INT,
+        "root": HEX,
+        "computed_root": HEX,
+        "root_at_version": HEX,
+        "root_consistent": BOOL,
+    }
     help = "head.root == computeRoot(c0..c3) and rootAt(stateVersion) == head.root."
     section = "AMM §Commitment format, §Layer checkpoints and state versions"
     params = (SUBJECT,)
@@ -362,6 +386,16 @@ def restore_claim(record: dict, root_at_restored: bytes, root_at_new: bytes) -> 
 @register
 class RestoreClaim(Recipe):
     name = "amm/restore-claim"
+    outputs = {
+        "seq": INT,
+        "restores_version": INT,
+        "base_version": INT,
+        "new_version": INT,
+        "post_root": HEX,
+        "root_at_restored": HEX,
+        "root_at_new": HEX,
+        "restore_claim_valid": BOOL,
+    }
     help = "A cycle record's restoresVersion: rootAt(restoresVersion) is the post root."
     section = "AMM §Cycle records (Restore claim), §Events"
     params = (SUBJECT, Param("block", "uint", "the block holding the report's transaction"),
@@ -437,6 +471,12 @@ class _VersionOnlyRestoreClaim(RestoreClaim):
 @register
 class Commitment(Recipe):
     name = "amm/commitment"
+    outputs = {
+        "computed_commitment": HEX,
+        "proven_commitment": HEX,
+        "matches": BOOL,
+        "schema": TEXT,
+    }
     help = "A layer document (JCS) and salt recompute to the proven checkpoint commitment."
     section = "AMM §Commitment format"
     params = (SUBJECT, LAYER, Param("document", "file", "the layer state document (JSON)"),
@@ -514,9 +554,4 @@ def _restore_failed(record: dict, checks: dict, root_at_restored: bytes,
 
 
 def _load_document(path: Path):
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    return load_file(path, str(path), UsageError)

@@ -54,6 +54,9 @@ from dataclasses import dataclass
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
+    BOOL,
+    INT,
+    TABLE,
     Derivation,
     Logs,
     Param,
@@ -138,6 +141,12 @@ def _bytes32(text: str) -> bytes:
 @register
 class CapConservation(Recipe):
     name = "8312/cap-conservation"
+    outputs = {
+        "aggregate": INT,
+        "cap": INT,
+        "headroom": INT,
+        "within_cap": BOOL,
+    }
     help = "aggregate <= cap of one ERC-8312 cursor, from proven storage (cap:N, struct:S:A:C…)."
     section = "ERC-8312 thread: cap conservation, struct:S:A:C, RAMS mandate counter"
     # the thread's command line: recompute-step 8312/cap-conservation RPC ADDRESS KEY SHAPE
@@ -384,6 +393,15 @@ def decode_drawn(log) -> Draw | None:
 @register
 class AggregateBudget(Recipe):
     name = "8312/aggregate-budget"
+    outputs = {
+        "aggregate": INT,
+        "spent_root": INT,
+        "cap": INT,
+        "within_cap": BOOL,
+        "sum_matches_storage": BOOL,
+        "per_node": TABLE,
+        "draws": INT,
+    }
     help = "Σ admitted Drawn for (root, period) <= cap and == spentRoot (ERC-8312 §5.1)."
     section = "ERC-8312 §5.1 aggregate-budget profile; recompute-kit aggregate-budget-v0"
     params = (

@@ -152,6 +152,68 @@ class Param:
         return text
 
 
+# ---- derived values an --expect may name ---------------------------------------------------
+
+_DECIMAL = re.compile(r"-?[0-9]{1,80}\Z")
+_HEXNUM = re.compile(r"0[xX][0-9a-fA-F]{1,64}\Z")
+
+
+def parse_int_text(text: str) -> int | None:
+    """An integer written in decimal or 0x-hex (at most 256 bits' worth of digits), or None."""
+    text = text.strip()
+    if _DECIMAL.match(text):
+        return int(text)
+    if _HEXNUM.match(text):
+        return int(text, 16)
+    return None
+
+
+@dataclass(frozen=True)
+class Output:
+    """The type of one derived value, so that ``--expect k=v`` is checked when the command or
+    checks.toml is parsed, before any node is asked (issue #11 item 7). Kinds: ``int``
+    (decimal or 0x-hex), ``bool``, ``hex`` (0x bytes, compared lower-case), ``enum`` (one of
+    ``choices``, any case), ``text`` (compared as written), ``json`` (a table: not
+    expectable)."""
+
+    kind: str
+    choices: tuple[str, ...] = ()
+
+    def parse(self, text: str, where: str) -> str:
+        """The expected value's canonical text (as :func:`normalise` writes derived values)."""
+        text = text.strip()
+        if self.kind == "int":
+            value = parse_int_text(text)
+            if value is None:
+                raise UsageError(f"{where}={text!r} is not an integer (decimal or 0x-hex)")
+            return str(value)
+        if self.kind == "bool":
+            if text.lower() not in ("true", "false"):
+                raise UsageError(f"{where}={text!r} is not true or false")
+            return text.lower()
+        if self.kind == "hex":
+            if not re.fullmatch(r"0[xX]([0-9a-fA-F]{2})*", text):
+                raise UsageError(f"{where}={text!r} is not 0x-hex bytes")
+            return text.lower()
+        if self.kind == "enum":
+            for choice in self.choices:
+                if text.upper() == choice.upper():
+                    return choice
+            raise UsageError(f"{where}={text!r} is not one of {', '.join(self.choices)}")
+        if self.kind == "json":
+            raise UsageError(f"{where}: a table of values cannot be expected; expect one of its "
+                             "scalar neighbours")
+        return text
+
+
+INT, BOOL, HEX, TEXT, TABLE = Output("int"), Output("bool"), Output("hex"), Output("text"), \
+    Output("json")
+
+
+def enum(*choices: str) -> Output:
+    return Output("enum", tuple(choices))
+
+
 # ---- the recipe base and its registry -----------------------------------------------------
 
 
@@ -162,6 +224,7 @@ class Recipe:
     layout: str = ""  # default layout: the bundled reference contract's
     positional: tuple[str, ...] = ()  # params that may follow RPC ADDRESS on the command line
     section: str = ""  # the seed section it implements, for the listing
+    outputs: dict[str, Output] = {}  # derived values and their types (empty: not declared)
 
     def plan(self, p: dict, clock: Clock) -> Generator[Any, Any, Derivation]:
         raise NotImplementedError
@@ -174,6 +237,19 @@ class Recipe:
         """Wrong-but-plausible methods of deriving the same answer (``vectors verify
         --tamper`` checks that every vector of this recipe tells each one apart)."""
         return {}
+
+    def parse_expect(self, given: dict[str, str], where: str = "--expect") -> dict[str, str]:
+        """Expected derived values checked against :attr:`outputs`; their canonical text.
+        A recipe that declares no outputs (a user's) gets its values compared as written."""
+        if not self.outputs:
+            return dict(given)
+        out = {}
+        for key, text in given.items():
+            if key not in self.outputs:
+                raise UsageError(f"{where} {key}: {self.name} derives no {key!r} "
+                                 f"(it derives: {', '.join(self.outputs)})")
+            out[key] = self.outputs[key].parse(text, f"{where} {key}")
+        return out
 
     def parse_params(self, given: dict[str, str]) -> dict:
         known = {p.name: p for p in self.params}

@@ -20,15 +20,24 @@ from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
 from recompute.core.errors import Unverifiable, UsageError
-from recompute.core.keccak import keccak256
+from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.memo import memo_for
 from recompute.core.outcome import Outcome, block_evidence
-from recompute.core.prover import ProofStats, prove_account
+from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
+from recompute.recipes.framework import (
+    Clock,
+    Derivation,
+    Logs,
+    Reads,
+    ReceiptsAt,
+    Recipe,
+    Slots,
+    parse_int_text,
+)
 
 
 @dataclass
@@ -50,6 +59,7 @@ class Runner:
         self.layout = layout
         self.trace = Trace()
         self._ancestors: list[AnchoredBlock] = [block]
+        self.account: ProvenAccount | None = None  # the subject account at the pinned block
 
     # ---- reads ------------------------------------------------------------------------
 
@@ -59,15 +69,24 @@ class Runner:
             return self.block
         if number < 0:
             raise UsageError(f"block {number} is not a block number")
+        if number > self.block.number:  # nothing above the pin is anchored (issue #11)
+            raise UsageError(f"block {number} is above the pinned block {self.block.number}: "
+                             "only the pinned block and its ancestors can be read")
         at = ancestor(self.block, number)
         self.trace.blocks_walked = max(self.trace.blocks_walked, self.block.number - number)
         return at
 
     def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
         at = self.block_at(block)
-        results, known, requests = prove_paths(at, self.address, self.layout, paths)
+        accounts: list[ProvenAccount] = []
+        results, known, requests = prove_paths(at, self.address, self.layout, paths, accounts)
         self.trace.stats.requests += requests
+        self.note_account(accounts, at)
         return self.record_reads(results, known, at)
+
+    def note_account(self, accounts: list[ProvenAccount], at: AnchoredBlock) -> None:
+        if accounts and at is self.block and self.account is None:
+            self.account = accounts[0]
 
     def record_reads(self, results: list, known: dict[int, int],
                      at: AnchoredBlock | None = None) -> dict[str, Any]:
@@ -90,6 +109,7 @@ class Runner:
     def slots(self, request: Slots) -> dict[int, int]:
         wanted = list(dict.fromkeys(request.slots))
         account = prove_account(self.block, self.address, wanted, stats=self.trace.stats)
+        self.note_account([account], self.block)
         return self.record_slots(wanted, account.storage)
 
     def record_slots(self, wanted: list[int], storage) -> dict[int, int]:
@@ -112,8 +132,14 @@ class Runner:
         next block up, the walk stops at the first ancestor whose scan is kept, takes that
         scan (``carried``, named by the header that proves it: it is on the parentHash chain
         from the pinned block) and proves only the blocks above it."""
+        if request.from_block == self.block.number + 1:
+            return []  # "after the pinned block, up to it": an empty range, not a mistake
         if request.from_block < 0:
             raise UsageError(f"block {request.from_block} is not a block number")
+        if request.from_block > self.block.number:  # nothing above the pin (issue #11)
+            raise UsageError(f"block {request.from_block} is above the pinned block "
+                             f"{self.block.number}: only the pinned block and its ancestors can "
+                             "be read")
         key = (self.address, request.topic0, request.from_block, tuple(request.extra_topics))
         memo = memo_for(self.block.source, "log-scans", 1 << 12)
         bits = [bloom_bits(item) for item in (self.address, request.topic0)]
@@ -142,9 +168,11 @@ class Runner:
             bloom = block.header.logs_bloom
             if not all(bloom_has(bloom, b) for b in bits):
                 continue
-            logs = prove_receipts(block).logs
+            # only the logs the recipe's contract emitted: anyone can emit the same event
+            # signature from a contract of their own (issue #11); each is in the evidence
+            logs = [log for log in prove_receipts(block).logs if log.address == self.address]
             proven += 1
-            entries += [log.to_json() for log in logs if log.address == self.address]
+            entries += [log.to_json() for log in logs]
             found += [log for log in logs if _matches(log, request)]
         if memo is not None and self.block.number >= request.from_block:
             memo.put((self.block.hash, key), (tuple(found), tuple(entries), proven))
@@ -155,16 +183,17 @@ class Runner:
         return found
 
     def receipts_at(self, request: ReceiptsAt) -> list[ProvenLog]:
-        block = self.block_at(request.block)
-        return [log for log in self._proven_logs(block) if log.address == self.address]
+        return self._contract_logs(self.block_at(request.block))
 
-    def _proven_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
+    def _contract_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
+        """The one way logs reach a plan: receipts proven against ``block``'s receiptsRoot,
+        then only the logs *emitted by the recipe's contract* (anyone can emit the same event
+        signature from a contract of their own: issue #11), each listed in the evidence."""
         proven = prove_receipts(block)
         self.trace.receipts_proven += 1
-        for log in proven.logs:
-            if log.address == self.address:
-                self.trace.logs.append(log.to_json())
-        return proven.logs
+        logs = [log for log in proven.logs if log.address == self.address]
+        self.trace.logs += [log.to_json() for log in logs]
+        return logs
 
     # ---- the plan -----------------------------------------------------------------------
 
@@ -192,21 +221,26 @@ class Runner:
             answer = self.answer(request, recipe)
 
 
-def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str]):
+def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str],
+                accounts: list[ProvenAccount] | None = None):
     """Drive a ReadPlan over ``paths`` with one eth_getProof per round.
 
-    Returns ``(results, known slot values, number of eth_getProof calls)``.
+    Returns ``(results, known slot values, number of eth_getProof calls)``; each proven
+    account is appended to ``accounts`` when given.
     """
-    return _prove_paths(block, address, layout, paths)[:3]
+    return _prove_paths(block, address, layout, paths, accounts)[:3]
 
 
-def _prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str]):
+def _prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str],
+                 accounts: list[ProvenAccount] | None = None):
     """:func:`prove_paths`, plus the proven storageRoot (None if no slot was asked)."""
     plan = ReadPlan(layout, list(dict.fromkeys(paths)))
     requests = 0
     root = None
     while slots := plan.next_round():
         account = prove_account(block, address, sorted(slots))
+        if accounts is not None:
+            accounts.append(account)
         plan.feed(account.storage)
         root = account.storage_root
         requests += 1
@@ -224,7 +258,13 @@ class Carry:
     def __init__(self, block: AnchoredBlock):
         self.block = block
         self.memo = memo_for(block.source, "carried-reads", 1 << 14)
-        self._roots: dict[bytes, bytes] = {}
+        self._accounts: dict[bytes, ProvenAccount] = {}
+
+    def account(self, address: bytes) -> ProvenAccount:
+        """The contract's account proven at this block (once per contract per block)."""
+        if address not in self._accounts:
+            self._accounts[address] = prove_account(self.block, address, [])
+        return self._accounts[address]
 
     def kept(self, key: tuple, address: bytes, same_block: bool = False):
         """The kept entry for ``key`` if this block's storageRoot of ``address`` is the one
@@ -233,10 +273,7 @@ class Carry:
         entry = self.memo.get(key) if self.memo is not None else None
         if entry is None or same_block:
             return entry
-        root = self._roots.get(address)
-        if root is None:
-            root = self._roots[address] = prove_account(self.block, address, []).storage_root
-        return entry if entry[0] == root else None
+        return entry if entry[0] == self.account(address).storage_root else None
 
     def keep(self, key: tuple, root: bytes | None, value,
              at: AnchoredBlock | None = None) -> None:
@@ -355,19 +392,28 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
                 answers[i] = runners[i].answer(request, jobs[i].recipe)
             except (Unverifiable, UsageError) as exc:
                 results[i] = exc
-    return [result if isinstance(result, Exception)
-            else _outcome(block, job, runner, result)
-            for job, runner, result in zip(jobs, runners, results, strict=True)]
+    out: list[Outcome | Exception] = []
+    for job, runner, result in zip(jobs, runners, results, strict=True):
+        if not isinstance(result, Exception):
+            try:
+                result = _outcome(block, job, runner, result)
+            except (Unverifiable, UsageError) as exc:
+                result = exc
+        out.append(result)
+    return out
 
 
 def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry) -> dict[int, Any]:
     groups: dict[tuple[bytes, str, int | None], list[int]] = {}
     for i in reads:
         at = reads[i].block if reads[i].block != block.number else None
-        groups.setdefault((jobs[i].address, jobs[i].layout.name, at), []).append(i)
+        # by the descriptor's content, never its name: two layouts of one contract name may
+        # place the same path in different slots (issue #11)
+        groups.setdefault((jobs[i].address, jobs[i].layout.digest, at), []).append(i)
     out: dict[int, Any] = {}
     for (address, _, at_number), members in groups.items():
         paths = [p for i in members for p in reads[i].paths]
+        accounts: list[ProvenAccount] = []
         layout = jobs[members[0]].layout
         key = ("reads", address, id(layout), tuple(paths))
         carried = None
@@ -382,8 +428,11 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 known = entry[1][1]
                 requests = 0
                 carried = carry.evidence(entry, address, {"reads": list(dict.fromkeys(paths))})
+                if at is block:  # the account proof that allowed the carry
+                    accounts.append(carry.account(address))
             else:
-                results, known, requests, root = _prove_paths(at, address, layout, paths)
+                results, known, requests, root = _prove_paths(at, address, layout, paths,
+                                                              accounts)
                 carry.keep(key, root, (results, known, layout), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
@@ -400,6 +449,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
             if carried is not None:
                 runners[i].trace.carried.append(carried)
             runners[i].trace.stats.requests += requests
+            runners[i].note_account(accounts, at)
             out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
                                              known, at)
     return out
@@ -423,6 +473,7 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -
             if entry is not None:
                 storage = entry[1]
                 carried = carry.evidence(entry, address, {"slots": len(union)})
+                account = carry.account(address)  # the proof that allowed the carry
             else:
                 account = prove_account(block, address, union, stats=stats)
                 storage = account.storage
@@ -442,6 +493,7 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -
                 runners[i].trace.carried.append(carried)
             runners[i].trace.stats.requests += stats.requests
             runners[i].trace.stats.slots += len(wanted[i])
+            runners[i].note_account([account], block)
             out[i] = runners[i].record_slots(wanted[i], storage)
     return out
 
@@ -466,6 +518,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
     expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
+    account = subject_account(block, job, runner)
     evidence = block_evidence(block)
     evidence.update({
         "recipe": recipe.name,
@@ -483,10 +536,17 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
     })
+    recorded = layout.runtime_code_hash
+    if recorded is not None and recorded != account.code_hash:
+        evidence["findings"].append({
+            "finding": "code-hash-differs",
+            "detail": "the proven code is not the code this layout was generated for",
+            "layout_code_hash": "0x" + recorded.hex(),
+            "proven_code_hash": "0x" + account.code_hash.hex()})
     if compare_views:
         evidence["views"] = compare_with_views(recipe, params, block, address, derived)
         for view in evidence["views"]:
-            if not view["agrees"]:
+            if view["agrees"] is False:
                 evidence["findings"].append({"finding": "view-disagrees", **view})
     if expect:
         results = []
@@ -498,7 +558,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
                 )
             got = normalise(derived[key])
             results.append({"key": key, "expected": text, "derived": got,
-                            "holds": got == _normal_text(text)})
+                            "holds": expectation_holds(derived[key], text)})
         evidence["expectations"] = results
         holds = all(r["holds"] for r in results)
         detail = "" if holds else "; ".join(
@@ -520,6 +580,31 @@ def _found(derivation: Derivation) -> str:
     should have held."""
     found = ", ".join(f"{k} = {_json_value(v)}" for k, v in derivation.derived.items())
     return f"found {found}; healthy means {derivation.predicate}"
+
+
+def subject_account(block: AnchoredBlock, job: Job, runner: Runner) -> ProvenAccount:
+    """The recipe's contract at the pinned block, which must be a contract: an account proven
+    absent, or without code (a mistyped address, an externally owned account, a block before
+    deployment) reads as zeros everywhere, so no verdict can be drawn from it (issue #11):
+    ``no-contract``."""
+    account = runner.account or prove_account(block, job.address, [],
+                                              stats=runner.trace.stats)
+    if not account.exists or account.code_hash == EMPTY_CODE_HASH:
+        what = "does not exist" if not account.exists else "has no code"
+        raise Unverifiable("no-contract", f"account 0x{job.address.hex()} {what} at block "
+                           f"{block.number} (proven against its stateRoot): check the address "
+                           "and that the contract was deployed by then")
+    return account
+
+
+def expectation_holds(value: Any, text: str) -> bool:
+    """Does a derived value equal the expected text? Integers compare as numbers (decimal or
+    0x-hex: ``0x69113928`` is ``1762736424``), booleans as true/false, the rest as text."""
+    if isinstance(value, bool):
+        return normalise(value) == text.strip().lower()
+    if isinstance(value, int):
+        return parse_int_text(text) == value
+    return normalise(value) == _normal_text(text)
 
 
 def _normal_text(text: str) -> str:
@@ -560,8 +645,9 @@ def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, addre
         try:
             raw = block.source.call(address, data, block.hash)
             returned = tuple(abi_decode(list(check.returns), raw))
-        except Unverifiable as exc:
-            out.append({"view": check.signature, "agrees": True, "skipped": exc.reason})
+        except Unverifiable as exc:  # the node would not call it: nothing was compared
+            out.append({"view": check.signature, "compared": False, "agrees": None,
+                        "skipped": exc.reason, "detail": exc.detail[:160]})
             continue
         except Exception as exc:  # a view that reverts or returns garbage is itself a finding
             out.append({"view": check.signature, "agrees": False, "error": str(exc)[:160]})
@@ -572,6 +658,7 @@ def compare_with_views(recipe: Recipe, params: dict, block: AnchoredBlock, addre
                 "value": name,
                 "view_says": _json_value(view_value),
                 "storage_says": _json_value(derived_value),
+                "compared": True,
                 "agrees": normalise(view_value) == normalise(derived_value),
             })
     return out

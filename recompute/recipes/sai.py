@@ -14,15 +14,29 @@ set beside the derived values under ``--compare-views``.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 
 import rfc8785
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
-from recompute.recipes.framework import Derivation, Logs, Param, Reads, Recipe, ViewCheck, register
+from recompute.recipes.framework import (
+    BOOL,
+    HEX,
+    INT,
+    TABLE,
+    TEXT,
+    Derivation,
+    Logs,
+    Param,
+    Reads,
+    Recipe,
+    ViewCheck,
+    enum,
+    register,
+)
 
 # ---- §5.1, §6.1 enums (seed order) ----------------------------------------------------------
 
@@ -273,12 +287,7 @@ def load_pack(path: Path) -> dict:
             raise UsageError(f"{path}: member {dup!r} appears twice (I-JSON, RFC 8785 §3.1)")
         return dict(pairs)
 
-    try:
-        pack = json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    pack = load_file(path, str(path), UsageError, object_pairs_hook=no_duplicates)
     if not isinstance(pack, dict):
         raise UsageError(f"{path}: a Swarm Pack's root is a JSON object (§4.1)")
     return pack
@@ -327,6 +336,17 @@ _REVISION_AT, _CHARTER_AT = 8, 22  # positions of revision and charterHash in th
 @register
 class Member(Recipe):
     name = "sai/member"
+    outputs = {
+        "status": enum(*MEMBER_STATUS),
+        "exit_reason": enum(*EXIT_REASON),
+        "suspension_cause": enum(*SUSPENSION_CAUSE),
+        "role": HEX,
+        "role_name": TEXT,
+        "stored_status": enum(*MEMBER_STATUS),
+        "lazy_exit": BOOL,
+        "live_seat": BOOL,
+        "swarm_state": enum(*LIFECYCLE),
+    }
     help = "A member's status and exit reason, lazy NOT_CARRIED / SWARM_DISSOLVED derived."
     section = "ERC-8447 §6.1, §5.2 (lazy exits), §7.2 (NOT_CARRIED)"
     params = (SWARM, Param("account", "address", "the member's account"))
@@ -372,6 +392,20 @@ class Roster(Recipe):
     """
 
     name = "sai/roster"
+    outputs = {
+        "roster_met": BOOL,
+        "active": INT,
+        "suspended": INT,
+        "active_by_role": TABLE,
+        "roles_met": TABLE,
+        "min_members": INT,
+        "counters_agree": BOOL,
+        "findings": TABLE,
+        "formation_block": INT,
+        "members_seen": INT,
+        "roster_generation": INT,
+        "swarm_state": enum(*LIFECYCLE),
+    }
     help = "rosterMet re-derived from proven member records; stored counters checked."
     section = "ERC-8447 §6.5, §6.2 (admission), §5.2/§7.2 (lazy exits), §12 (counters)"
     params = (SWARM, Param("from_block", "uint", "a block at or before the swarm's formation "
@@ -437,6 +471,15 @@ class Revision(Recipe):
     number of receipt-proven Changed events of the swarm after that block."""
 
     name = "sai/revision"
+    outputs = {
+        "revision": INT,
+        "changed_events": INT,
+        "revision_at_from": INT,
+        "increased": BOOL,
+        "consistent": BOOL,
+        "findings": TABLE,
+        "first_event_block": INT,
+    }
     help = "revision increased since from_block by exactly the proven Changed events."
     section = "ERC-8447 §5.4"
     params = (SWARM, Param("from_block", "uint", "the block to count changes from (its own "
@@ -478,6 +521,20 @@ class Revision(Recipe):
 @register
 class Charter(Recipe):
     name = "sai/charter"
+    outputs = {
+        "charter_hash": HEX,
+        "proven_charter_hash": HEX,
+        "charter_matches": BOOL,
+        "objective_hash": HEX,
+        "proven_objective_hash": HEX,
+        "objective_matches": BOOL,
+        "commitment_hash": HEX,
+        "proven_commitment_hash": HEX,
+        "commitment_matches": BOOL,
+        "spec_hash_matches": BOOL,
+        "charter_version": INT,
+        "version_matches": BOOL,
+    }
     help = "A Swarm Pack hashes (sha256 of JCS) to the proven charter/objective/commitment."
     section = "ERC-8447 §4.1"
     params = (SWARM, Param("pack", "file", "the Swarm Pack root object (JSON)"))

@@ -15,7 +15,6 @@ Endpoints (beacon-APIs, ``/eth/v1/beacon/``): ``genesis``, ``light_client/bootst
 from __future__ import annotations
 
 import json
-import re
 import socket
 import threading
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from recompute.core.boundedjson import loads as bounded_loads
 from recompute.lightclient import (
     LightClientBootstrap,
     LightClientStore,
@@ -45,8 +45,6 @@ MAX_JSON_DEPTH = 32
 # consensus-specs altair light-client p2p-interface §Configuration
 MAX_REQUEST_LIGHT_CLIENT_UPDATES = 128
 _CHUNK = 1 << 16
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 
 
 def check_beacon_url(url: str) -> str:
@@ -279,19 +277,9 @@ def _status_error(response, where: str, unknown: str) -> Unverifiable:
 
 def parse_bounded_json(raw: bytes, where: str, max_depth: int = MAX_JSON_DEPTH):
     """Parse untrusted JSON after checking its nesting depth (so the parser's recursion is
-    bounded); no NaN/Infinity, no duplicate keys."""
-    depth = 0
-    for bracket in _STRING.sub(b"", raw).translate(None, _BRACKETS):
-        depth += 1 if bracket in b"[{" else -1
-        if depth > max_depth:
-            raise malformed(f"{where}: JSON nested deeper than {max_depth}")
-    try:
-        return json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates,
-                          parse_constant=_no_constant)
-    except Unverifiable:
-        raise
-    except (ValueError, RecursionError) as error:
-        raise malformed(f"{where}: answer is not JSON ({one_line(str(error), 60)})") from None
+    bounded: :mod:`recompute.core.boundedjson`); no NaN/Infinity, no duplicate keys."""
+    return bounded_loads(raw, where, malformed, max_depth=max_depth,
+                         object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 
 
 def _no_duplicates(pairs):

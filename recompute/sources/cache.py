@@ -52,6 +52,7 @@ class SharedSource:
     def __init__(self, live: LiveSource):
         self.live = live
         self.label = live.label
+        self.endpoint = live.endpoint
         self._lock = threading.Lock()
         self._proofs: _Lru = _Lru(_PROOF_BLOCKS)  # block hash -> {address: _Account}
         self._headers: _Lru = _Lru(_HEADERS)

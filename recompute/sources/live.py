@@ -10,7 +10,7 @@ from __future__ import annotations
 from recompute.core.errors import malformed
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.source import BlockRef
-from recompute.sources.rpc import RpcClient
+from recompute.sources.rpc import RpcClient, normalise_url
 
 
 class LiveSource:
@@ -19,6 +19,7 @@ class LiveSource:
     def __init__(self, url: str, timeout: float = 30.0):
         self.client = RpcClient(url, timeout=timeout)
         self.label = url
+        self.endpoint = normalise_url(url)  # tells endpoints of a quorum apart
         self._chain_id: int | None = None
 
     @property

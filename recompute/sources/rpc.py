@@ -2,23 +2,27 @@
 
 Everything this module returns is *untrusted*: plain JSON as the node sent it. It only
 decides what kind of failure a failure is (unreachable, error, pruned state, malformed),
-so that the verdict can say so. A plain ``requests.Session`` per thread carries the
-requests over one kept-alive connection: no web3 on the proof path (its import alone cost
-0.6 s of a 0.9 s CLI verdict; README §Performance), no formatting middleware (we verify
-the raw bytes ourselves). An answer is read up to :data:`MAX_ANSWER_BYTES`, never more.
+so that the verdict can say so. Requests go out over :mod:`http.client` with one deadline
+for the whole request (a node that drips one byte a second is cut off at the timeout, not
+between bytes), the answer is read up to :data:`MAX_ANSWER_BYTES`, and its JSON is bounded in
+depth before it is parsed (:mod:`recompute.core.boundedjson`).
 """
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 import re
 import threading
+import time
 from urllib.parse import urlparse
 
-import requests
+from recompute.core.boundedjson import loads as bounded_loads
+from recompute.core.errors import Unverifiable, UsageError, malformed
 
-from recompute.core.errors import Unverifiable, UsageError
+MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a block of receipts is a few MB on mainnet
+_ids = itertools.count(1)
 
 # Messages nodes give when the state of an old block is gone (geth, erigon, reth, nethermind,
 # anvil). Matched case-insensitively; anything else is a plain `rpc-error`.
@@ -37,7 +41,11 @@ _UNKNOWN_BLOCK = re.compile(
 
 def check_url(url: str) -> str:
     """An http(s) URL with a host, or a one-line UsageError."""
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+        parsed.hostname  # noqa: B018 -- raises ValueError on 'http://[::1'
+    except ValueError:
+        raise UsageError(f"--rpc {url!r} is not a valid URL") from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise UsageError(f"--rpc {url!r} is not an http(s) URL (e.g. http://127.0.0.1:8545)")
     try:
@@ -47,73 +55,79 @@ def check_url(url: str) -> str:
     return url
 
 
-# The largest answer read: far above a 1,000-slot eth_getProof (about 3 MiB) or a full
-# block's receipts; a node that sends more is refused rather than filling memory.
-MAX_ANSWER_BYTES = 256 << 20
-_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
-
-
-class AnswerTooLarge(ValueError):
-    pass
+def normalise_url(url: str) -> str:
+    """The endpoint a URL names, for telling endpoints apart: scheme and host lower-cased,
+    the default port made explicit, a trailing ``/`` dropped (README §Trust model, quorum)."""
+    parsed = urlparse(check_url(url))
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    host = parsed.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    path = parsed.path.rstrip("/")
+    query = f"?{parsed.query}" if parsed.query else ""
+    return f"{parsed.scheme.lower()}://{host}:{port}{path}{query}"
 
 
 class RpcClient:
-    """One endpoint. :meth:`request` returns the ``result`` member or raises Unverifiable.
-
-    Thread-safe: each thread has its own kept-alive session (the watch's workers and the
-    prover's prefetch thread ask in parallel)."""
+    """One endpoint. :meth:`request` returns the ``result`` member or raises Unverifiable."""
 
     def __init__(self, url: str, timeout: float = 30.0):
         self.url = check_url(url)
         self.timeout = timeout
-        self._local = threading.local()
-        self._ids = itertools.count(1)
         self.calls = 0  # requests sent, for evidence and benchmarks
+        self._local = threading.local()  # one kept-alive connection per thread
 
-    def _session(self) -> requests.Session:
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
-            session.headers.update(_HEADERS)
-        return session
+    def _post(self, body: bytes) -> tuple[int, bytes]:
+        """One exchange on this thread's kept-alive connection; a connection the server closed
+        while idle is replaced once (every method asked here is a read: safe to resend)."""
+        deadline = time.monotonic() + self.timeout
+        for attempt in (0, 1):
+            connection = getattr(self._local, "connection", None)
+            reused = connection is not None
+            if connection is None:
+                connection = self._local.connection = _connect(self.url, self.timeout)
+            try:
+                status, raw, keep = post(connection, self.url, body, deadline)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self._drop()
+                if not reused or attempt:
+                    raise
+                continue
+            except BaseException:
+                self._drop()
+                raise
+            if not keep:
+                self._drop()
+            return status, raw
+        raise AssertionError("unreachable")
 
-    def _post(self, method: str, params: list):
-        body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
-                           "id": next(self._ids)}, separators=(",", ":"))
-        with self._session().post(self.url, data=body, timeout=self.timeout,
-                                  stream=True) as response:
-            response.raise_for_status()
-            declared = response.headers.get("Content-Length")
-            if declared and declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
-                raise AnswerTooLarge(f"answer of {declared} bytes is over the limit")
-            chunks, size = [], 0
-            for chunk in response.iter_content(1 << 20):
-                size += len(chunk)
-                if size > MAX_ANSWER_BYTES:
-                    raise AnswerTooLarge(f"answer is over {MAX_ANSWER_BYTES} bytes")
-                chunks.append(chunk)
-        return json.loads(b"".join(chunks))
+    def _drop(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            connection.close()
 
     def request(self, method: str, params: list):
         self.calls += 1
+        body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
+                           "id": next(_ids)}).encode()
         try:
-            reply = self._post(method, params)
-        except AnswerTooLarge as exc:
-            raise Unverifiable("rpc-malformed", f"{self.url} {method}: {exc}") from None
-        except (requests.ConnectionError, requests.Timeout) as exc:
+            status, raw = self._post(body)
+        except TimeoutError:
+            raise Unverifiable(
+                "rpc-unreachable",
+                f"{self.url} did not answer {method} within {self.timeout:g}s; check that the "
+                "node runs and the URL is right",
+            ) from None
+        except (OSError, http.client.HTTPException) as exc:
             raise Unverifiable(
                 "rpc-unreachable",
                 f"{self.url} did not answer {method}: {_short(exc)}; check that the node runs "
                 "and the URL is right",
             ) from None
-        except requests.HTTPError as exc:
-            raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {_short(exc)}") from None
-        except (ValueError, TypeError, RecursionError) as exc:  # body is not JSON
-            raise Unverifiable(
-                "rpc-malformed", f"{self.url} {method}: answer is not JSON ({_short(exc)})"
-            ) from None
-        except requests.RequestException as exc:
-            raise Unverifiable("rpc-unreachable", f"{self.url} {method}: {_short(exc)}") from None
+        if status >= 400 and not raw.lstrip().startswith(b"{"):
+            raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {status}")
+        reply = bounded_loads(raw, f"{self.url} {method}: the answer", malformed,
+                              max_bytes=MAX_ANSWER_BYTES)
         if not isinstance(reply, dict):
             raise Unverifiable("rpc-malformed", f"{self.url} {method}: answer is not an object")
         if "error" in reply and reply["error"] is not None:
@@ -121,6 +135,44 @@ class RpcClient:
         if "result" not in reply:
             raise Unverifiable("rpc-malformed", f"{self.url} {method}: answer has no result")
         return reply["result"]
+
+
+def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
+    parsed = urlparse(url)
+    kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
+    return kind(parsed.hostname, parsed.port, timeout=timeout)
+
+
+def post(connection: http.client.HTTPConnection, url: str, body: bytes,
+         deadline: float) -> tuple[int, bytes, bool]:
+    """POST ``body``; ``(HTTP status, answer bytes, connection reusable)``. One deadline for
+    the whole exchange (connect, send, every read): past it, TimeoutError. An answer longer
+    than :data:`MAX_ANSWER_BYTES` is cut there (and then fails as JSON, too large)."""
+    parsed = urlparse(url)
+    path = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
+    connection.timeout = _remaining(connection, deadline)  # for the connect, if there is one
+    connection.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+    _remaining(connection, deadline)
+    response = connection.getresponse()
+    chunks, size = [], 0
+    while size <= MAX_ANSWER_BYTES:
+        _remaining(connection, deadline)
+        chunk = response.read1(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    keep = size <= MAX_ANSWER_BYTES and response.isclosed() and not response.will_close
+    return response.status, b"".join(chunks), keep
+
+
+def _remaining(connection: http.client.HTTPConnection, deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    if connection.sock is not None:
+        connection.sock.settimeout(left)
+    return left
 
 
 # anvil: "BlockOutOfRangeError: block height is 301 but requested was 1" for both a pruned

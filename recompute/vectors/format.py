@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 
 FORMAT = "recompute-vector/1"
@@ -32,6 +33,7 @@ class Result:
     name: str
     passed: bool
     detail: str = ""
+    listed: bool | None = None  # False: a vector file no suite.json pins
 
 
 class MalformedVector(UsageError):
@@ -41,12 +43,8 @@ class MalformedVector(UsageError):
 
 
 def load_json(path: Path) -> dict:
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: not JSON ({exc})") from None
+    """A vector or suite file: bounded in size and depth, one UsageError line if unusable."""
+    data = load_file(path, str(path), UsageError)
     if not isinstance(data, dict):
         raise UsageError(f"{path}: not a JSON object")
     return data
@@ -65,6 +63,10 @@ def check_vector_shape(vector: dict, path: Path) -> None:
     missing = [key for key in required if key not in vector]
     if missing:
         raise UsageError(f"{path}: the vector lacks {', '.join(missing)}")
+    chain_id = vector.get("chain_id")
+    if "chain_id" in required and (isinstance(chain_id, bool) or not isinstance(chain_id, int)
+                                   or not 0 <= chain_id < 1 << 64):
+        raise UsageError(f"{path}: chain_id must be an integer, got {chain_id!r}")
     expected = vector["expected"]
     if not isinstance(expected, dict) or expected.get("verdict") not in (
             "VERIFIED-GOOD", "VERIFIED-BAD", "UNVERIFIABLE"):

@@ -32,7 +32,7 @@ def replay(vector: dict, recipe_override=None) -> dict:
     """
     try:
         return _replay(vector, recipe_override)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
         what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0][:160]
         raise MalformedVector(f"vector {vector.get('name')!r} is malformed: {what}") from None
 
@@ -96,9 +96,31 @@ def compare(vector: dict, got: dict) -> str:
         if key in ("verdict", "reason"):
             if expected.get(key) != got.get(key):
                 diffs.append(f"{key} {got.get(key)!r} (expected {expected.get(key)!r})")
-        elif normalise(expected.get(key)) != normalise(got.get(key)):
-            diffs.append(f"{key} differs")
+        else:
+            diffs += _differences(key, expected.get(key), got.get(key))
     return "; ".join(diffs)
+
+
+def _differences(where: str, expected: Any, got: Any) -> list[str]:
+    """Which values differ, each as ``where got (expected …)``, down into objects."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        out = []
+        for key in sorted(set(expected) | set(got), key=str):
+            if key not in got:
+                out.append(f"{where}.{key} missing (expected {_short(expected[key])})")
+            elif key not in expected:
+                out.append(f"{where}.{key} {_short(got[key])} (not expected)")
+            else:
+                out += _differences(f"{where}.{key}", expected[key], got[key])
+        return out
+    if normalise(expected) != normalise(got):
+        return [f"{where} {_short(got)} (expected {_short(expected)})"]
+    return []
+
+
+def _short(value: Any) -> str:
+    text = normalise(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # ---- pure vectors -----------------------------------------------------------------------------

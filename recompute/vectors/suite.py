@@ -15,6 +15,7 @@ vector file and the spec by sha256; a mismatch fails the suite before anything r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from pathlib import Path
 from recompute.core.errors import UsageError
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
 from recompute.vectors.format import (
-    MalformedVector,
+    SUITE_PROFILE,
     Result,
     check_vector_shape,
     load_json,
@@ -48,8 +49,8 @@ def read_suite(path: Path) -> Suite:
     problems = []
     listed = suite.get("vectors")
     listed = [listed] if isinstance(listed, dict) else listed
-    if not isinstance(listed, list) or not listed:
-        raise UsageError(f"{path}: 'vectors' lists no file")
+    if not isinstance(listed, list):
+        raise UsageError(f"{path}: 'vectors' must be a list of pinned files")
     pinned = list(listed) + ([suite["spec"]] if isinstance(suite.get("spec"), dict) else [])
     for entry in pinned:
         if not isinstance(entry, dict) or "path" not in entry or "sha256" not in entry:
@@ -64,16 +65,21 @@ def read_suite(path: Path) -> Suite:
                  problems)
 
 
+NOT_VECTORS = ("suite.json", "schema.json")  # JSON files of a vectors folder that are not vectors
+
+
 def find_suites(paths: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(suite files, loose vector files) named by ``paths`` (folders are searched)."""
+    """(suite files, loose vector files) named by ``paths``: a folder gives every suite.json
+    under it and every other ``*.json`` file (listed in a suite or not: the caller tells)."""
     suites, loose = [], []
     for path in paths:
         path = Path(path)
         if path.is_dir():
             suites += sorted(path.rglob("suite.json"))
+            loose += sorted(p for p in path.rglob("*.json") if p.name not in NOT_VECTORS)
         elif path.name == "suite.json":
             suites.append(path)
-        elif path.is_file():
+        elif path.exists():
             loose.append(path)
         else:
             raise UsageError(f"{path}: no such file or folder")
@@ -119,30 +125,84 @@ PROFILE_HANDLERS: dict[str, Callable[[Path], Iterator[Result]]] = {
 
 
 def verify_paths(paths: list[Path]) -> list[Result]:
+    """Every suite and every vector file named or found: a file no suite lists is verified too,
+    and its result says it is unlisted; a malformed file is a failed result, never the end of
+    the run."""
     suites, loose = find_suites(paths)
     results: list[Result] = []
+    listed: set[Path] = set()
     for suite_path in suites:
-        suite = read_suite(suite_path)
+        try:
+            suite = read_suite(suite_path)
+        except UsageError as exc:
+            results.append(Result(str(suite_path), False, str(exc)))
+            continue
+        listed |= {entry.resolve() for entry in suite.entries}
         if suite.problems:
             results += [Result(f"{suite_path}", False, "hash check: " + p) for p in suite.problems]
             continue
         handler = PROFILE_HANDLERS.get(suite.profile)
         for entry in suite.entries:
             if handler is not None:
-                results += list(handler(entry))
+                try:
+                    results += list(handler(entry))
+                except (UsageError, KeyError, TypeError, ValueError, AttributeError) as exc:
+                    results.append(Result(str(entry), False, f"malformed: {str(exc)[:160]}"))
             else:
                 results.append(verify_file(entry))
-    for path in loose:
-        results.append(verify_file(path))
+    for path in dict.fromkeys(loose):
+        if path.resolve() in listed:
+            continue
+        result = verify_file(path)
+        if suites or Path(path).parent.joinpath("suite.json").is_file():
+            result.listed = False
+        results.append(result)
     return results
 
 
 def verify_file(path: Path) -> Result:
-    vector = load_json(path)
-    check_vector_shape(vector, path)
+    """One vector file replayed; anything wrong with the file is this result's failure."""
     try:
+        vector = load_json(path)
+        check_vector_shape(vector, path)
         got = replay(vector)
-    except MalformedVector as exc:
-        return Result(vector.get("name", path.stem), False, str(exc))
+    except UsageError as exc:  # MalformedVector included
+        return Result(Path(path).stem, False, str(exc))
     diff = compare(vector, got)
-    return Result(vector.get("name", path.stem), not diff, diff)
+    name = vector.get("name", Path(path).stem)
+    return Result(name if isinstance(name, str) else Path(path).stem, not diff, diff)
+
+
+def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Path, list[str]]:
+    """Pin vector files into a suite.json (the one in the first file's folder or above, unless
+    given): each must be a well-formed vector that replays to its expectation; an entry already
+    there gets its new sha256. Returns (the suite, the paths added or re-pinned)."""
+    files = [Path(f) for f in files]
+    if suite_path is None:
+        suite_path = _nearest_suite(files[0])
+    document = load_json(suite_path)
+    if document.get("profile") != SUITE_PROFILE or not isinstance(document.get("vectors"), list):
+        raise UsageError(f"{suite_path}: not a {SUITE_PROFILE} suite")
+    base = suite_path.parent.resolve()
+    entries = {e["path"]: e for e in document["vectors"] if isinstance(e, dict) and "path" in e}
+    pinned = []
+    for file in files:
+        try:
+            relative = file.resolve().relative_to(base).as_posix()
+        except ValueError:
+            raise UsageError(f"{file}: not inside the suite's folder {base}") from None
+        result = verify_file(file)
+        if not result.passed:
+            raise UsageError(f"{file}: does not verify ({result.detail}); fix it before pinning")
+        entries[relative] = {"path": relative, "sha256": sha256_file(file)}
+        pinned.append(relative)
+    document["vectors"] = [entries[k] for k in sorted(entries)]
+    suite_path.write_text(json.dumps(document, indent=1) + "\n")
+    return suite_path, pinned
+
+
+def _nearest_suite(file: Path) -> Path:
+    for folder in file.resolve().parents:
+        if (folder / "suite.json").is_file():
+            return folder / "suite.json"
+    raise UsageError(f"{file}: no suite.json in its folder or above; give --suite PATH")

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from recompute.core.errors import UsageError
 from recompute.recipes.framework import get_recipe
-from recompute.vectors.format import (
-    MalformedVector,
-)
 from recompute.vectors.replay import compare, replay
 
 # ---- tamper -------------------------------------------------------------------------------------
@@ -80,26 +78,34 @@ def _change_first_leaf(node) -> bool:
 
 
 def tamper(vector: dict) -> list[tuple[str, bool]]:
-    """Each data mutation of the vector and whether it made the vector fail (it must)."""
+    """Each data mutation of the vector and whether it made the vector fail (it must). A
+    malformed vector (it already fails ``verify``) has no mutation to try."""
     if not isinstance(vector.get("expected"), dict) or \
             vector["expected"].get("verdict") == "UNVERIFIABLE":
         return []  # already unverifiable: mutations cannot be told apart from it
-    return [(label, _fails(vector, mutated)) for label, mutated in mutations(vector)]
+    try:
+        variants = list(mutations(vector))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return []
+    return [(label, _fails(vector, mutated)) for label, mutated in variants]
 
 
 def _fails(vector: dict, mutated: dict, recipe_override=None) -> bool:
     try:
         return bool(compare(vector, replay(mutated, recipe_override)))
-    except MalformedVector:
+    except UsageError:  # MalformedVector included
         return True
 
 
 def method_mistakes(vector: dict) -> list[tuple[str, str, bool]]:
     """``(recipe, mistake, told apart)`` for each wrong-but-plausible method of the vector's
     recipe. A method is pinned when at least one vector of the recipe tells it apart."""
-    if vector.get("kind") != "step":
+    if vector.get("kind") != "step" or not isinstance(vector.get("recipe"), str):
         return []
-    recipe = get_recipe(vector["recipe"])
+    try:
+        recipe = get_recipe(vector["recipe"])
+    except UsageError:
+        return []
     return [(recipe.name, label, _fails(vector, vector, mistaken))
             for label, mistaken in recipe.mistakes().items()]
 

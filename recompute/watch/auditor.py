@@ -34,6 +34,7 @@ class Tally:
     counts: dict[Verdict, int] = field(default_factory=lambda: dict.fromkeys(Verdict, 0))
     first_bad: int | None = None
     first_unhealthy: int | None = None
+    reasons: dict[str, int] = field(default_factory=dict)  # of the UNVERIFIABLE lines
 
 
 class Summary:
@@ -48,6 +49,8 @@ class Summary:
         for line in lines:
             tally = self.tallies[line.check]
             tally.counts[line.verdict] += 1
+            if line.verdict is Verdict.UNVERIFIABLE:
+                tally.reasons[line.reason] = tally.reasons.get(line.reason, 0) + 1
             if line.verdict is Verdict.BAD and tally.first_bad is None:
                 tally.first_bad = line.block
             if line.healthy is False and tally.first_unhealthy is None:
@@ -73,6 +76,10 @@ class Summary:
                 f"{t.counts[Verdict.GOOD]:>6}  {t.counts[Verdict.BAD]:>6}  "
                 f"{t.counts[Verdict.UNVERIFIABLE]:>12}  {_or_dash(t.first_bad):>9}  "
                 f"{_or_dash(t.first_unhealthy):>15}")
+        for name, t in self.tallies.items():  # why: no-contract, pruned state, a liar…
+            if t.reasons:
+                shown = ", ".join(f"{reason} ×{n}" for reason, n in sorted(t.reasons.items()))
+                rows.append(f"{name}: UNVERIFIABLE because {shown}")
         return rows
 
 
@@ -141,8 +148,9 @@ class Auditor:
             try:
                 return self.evaluator.evaluate(block)
             except Unverifiable as exc:
-                if exc.reason not in NODE_TROUBLE:
-                    raise
+                if exc.reason not in NODE_TROUBLE:  # about this block: its lines say so, and
+                    return unverifiable_lines(       # the audit goes on to the next block
+                        self.evaluator.checks, block.number, "0x" + block.hash.hex(), exc)
                 self.sink.metrics.inc("rpc_errors_total", reason=exc.reason)
                 if attempt == self.retries or self.stop.is_set():
                     return unverifiable_lines(self.evaluator.checks, block.number,

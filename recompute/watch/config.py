@@ -26,6 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from recompute.core.boundedjson import MAX_DEPTH, nesting_depth
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_address
 from recompute.core.verdict import Verdict
@@ -60,16 +61,33 @@ class Check:
         return verdict is self.healthy
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a checks.toml of thousands of checks is well under this
+
+
 def load_config(path: str | Path) -> list[Check]:
+    """Read, bound (size, nesting, UTF-8) and parse a checks.toml: one UsageError line for any
+    defect."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if not path.is_file():
+            raise UsageError(f"--config {path}: no such file" if not path.exists()
+                             else f"--config {path}: not a file")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text (is it a TOML file?)") from None
+    if nesting_depth(text) > MAX_DEPTH:
+        raise UsageError(f"{path}: nests deeper than {MAX_DEPTH} levels")
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: not valid TOML ({exc})") from None
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+        raise UsageError(f"{path}: not valid TOML ({str(exc)[:200]})") from None
     return parse_config(data, path)
 
 
@@ -131,7 +149,8 @@ def _build(entry: dict, name: str, path: Path, extra: list[str]) -> Check:
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
         raise UsageError(f"since = {since!r} is not a block number")
     params = recipe.parse_params(_texts(entry.get("params", {}), "params", recipe, path))
-    expect = _texts(entry.get("expect", {}), "expect", None, path) or None
+    expect = recipe.parse_expect(_texts(entry.get("expect", {}), "expect", None, path),
+                                 "expect") or None
     return Check(name, recipe, params, address, layout, _HEALTHY[healthy_text.upper()],
                  expect, since)
 

@@ -43,6 +43,7 @@ class Line:
     derived: dict = field(default_factory=dict)
     evidence_digest: str | None = None
     detail: str = ""
+    anchor: dict | None = None  # how the block was anchored (README §Trust model)
 
     def as_final(self) -> Line:
         return replace(self, final=True)
@@ -59,9 +60,22 @@ class Line:
             "derived": self.derived,
             "evidence_digest": self.evidence_digest,
         }
+        if self.anchor is not None:
+            out["anchor"] = self.anchor
         if self.detail:
             out["detail"] = self.detail
         return out
+
+
+def anchor_summary(block: AnchoredBlock) -> dict:
+    """What a line says of its block's anchor: the method (``parent-link``: the head is the
+    node's word unless ``confirmed_by`` lists a quorum), and the pin it hangs from."""
+    detail = block.anchor.detail
+    out = {"method": block.anchor.method}
+    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by"):
+        if key in detail:
+            out[key] = detail[key]
+    return out
 
 
 def unverifiable_lines(checks: list[Check], number: int | None, block_hash: str | None,
@@ -93,12 +107,13 @@ class BlockEvaluator:
                 raise outcome
         lines = []
         block_hash = "0x" + block.hash.hex()
+        anchor = anchor_summary(block)
         for check, outcome in zip(checks, outcomes, strict=True):
             if isinstance(outcome, UsageError):  # the check cannot be asked here: config error
                 raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
             if isinstance(outcome, Unverifiable):
                 lines.append(Line(block.number, block_hash, check.name, Verdict.UNVERIFIABLE,
-                                  outcome.reason, detail=outcome.detail))
+                                  outcome.reason, detail=outcome.detail, anchor=anchor))
                 continue
             if isinstance(outcome, Exception):
                 raise outcome
@@ -108,7 +123,7 @@ class BlockEvaluator:
                               outcome.reason, healthy=check.is_healthy(outcome.verdict),
                               derived=evidence["derived"],
                               evidence_digest=evidence["evidence_digest"],
-                              detail=outcome.detail))
+                              detail=outcome.detail, anchor=anchor))
         return lines
 
     def _learn(self, name: str, reads: list[dict]) -> None:
@@ -133,11 +148,18 @@ class BlockEvaluator:
             # verdict.
             with self._lock:
                 before = self._roots.get(address)
-            if before is not None:
-                account = block.source.get_proof(address, [], block.hash)
-                if _storage_hash(account) == before:
-                    continue
-            answer = block.source.get_proof(address, sorted(slots), block.hash)  # prefetch
+            try:
+                if before is not None:
+                    account = block.source.get_proof(address, [], block.hash)
+                    if _storage_hash(account) == before:
+                        continue
+                answer = block.source.get_proof(address, sorted(slots), block.hash)  # prefetch
+            except Unverifiable as exc:
+                if exc.reason in NODE_TROUBLE:
+                    raise
+                # a malformed answer to an optimisation: the checks ask again themselves, and
+                # each gets its own UNVERIFIABLE line if the node keeps answering so
+                continue
             with self._lock:
                 self._roots[address] = _storage_hash(answer)
 

@@ -49,8 +49,12 @@ class Follower:
                  anchor_first: Callable[[], AnchoredBlock], first_number: int | None = None, *,
                  confirmations: int = 2, poll: float = 1.0, max_backoff: float = 30.0,
                  max_blocks: int | None = None, stop: threading.Event | None = None,
-                 heads: SignedHeads | None = None):
+                 heads: SignedHeads | None = None,
+                 confirm: Callable[[AnchoredBlock], AnchoredBlock | None] | None = None,
+                 start_timeout: float = 60.0):
         self.heads = heads  # --beacon: only signed heads are evaluated, finality by the LC
+        self.confirm = confirm  # a quorum's confirmation of each new head (several --rpc)
+        self.start_timeout = start_timeout  # node trouble before the first block: then exit 2
         self.evaluator = evaluator
         self.sink = sink
         self.anchor_first = anchor_first
@@ -73,19 +77,23 @@ class Follower:
     # ---- the loop ------------------------------------------------------------------------
 
     def run(self) -> None:
+        started = time.monotonic()
         while not self.stop.is_set():
             try:
                 moved = self._advance()
             except ReorgTooDeep:
                 raise
             except Unverifiable as exc:
-                if self.tip is None and exc.reason not in NODE_TROUBLE:
-                    raise  # the first block cannot be anchored as asked: exit 2
+                self.metrics.set("up", 0)
+                if self.tip is None and (exc.reason not in NODE_TROUBLE or
+                                         time.monotonic() - started > self.start_timeout):
+                    raise  # the first block cannot be anchored (in time): exit 2
                 if exc.reason == "block-unknown" and self.tip is not None:
                     self.stop.wait(self.poll)  # a block vanished under us: look again
                     continue
                 self._trouble(exc)
                 continue
+            self.metrics.set("up", 1)
             if self.failures:
                 self.sink.note(f"the node answers again after {self.failures} failed "
                                f"attempt(s); resuming after block {self.tip.number}")
@@ -112,20 +120,33 @@ class Follower:
         self.metrics.set("lag_blocks", max(latest.number - self.tip.number, 0))
         if latest.hash == self.tip.hash:
             return False
-        if latest.number > self.tip.number:
-            raw = source.block_by_number(self.tip.number + 1)
-            if raw is None:
+        if latest.number <= self.tip.number:
+            # a `latest` at or below our tip (a stale answer, a sibling of the tip): a reorg
+            # only if the node no longer has our tip at its number
+            raw = source.block_by_number(self.tip.number)
+            if raw is None or Header.from_rpc(raw).hash == self.tip.hash:
                 return False
-            child = Header.from_rpc(raw)
-            if child.parent_hash == self.tip.hash:
-                if self.heads is not None and not self.heads.admits(source, self.tip, child):
-                    return False  # not (yet) signed by the sync committee: no line about it
-                self._verify(by_parent_link(self.tip, raw))
-                return True
+            return self._reorg_unless_signed(latest)
+        raw = source.block_by_number(self.tip.number + 1)
+        if raw is None:
+            return False
+        header = Header.from_rpc(raw)
+        if header.parent_hash == self.tip.hash:
+            if self.heads is not None and not self.heads.admits(source, self.tip, header):
+                return False  # not (yet) signed by the sync committee: no line about it
+            child = by_parent_link(self.tip, raw)
+            if self.confirm is not None:
+                child = self.confirm(child)
+                if child is None:  # not (yet) confirmed by the quorum: no line about it
+                    return False
+            self._verify(child)
+            return True
+        return self._reorg_unless_signed(latest)
+
+    def _reorg_unless_signed(self, latest: Header) -> bool:
         if self.heads is not None and self.heads.holds(self.tip):
             return False  # the node's other branch is not signed: the tip stands
-        self._reorg(latest)
-        return True
+        return self._reorg(latest)
 
     # ---- one block -----------------------------------------------------------------------
 
@@ -147,6 +168,7 @@ class Follower:
         self.metrics.set("last_verified_block", block.number)
         self.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
         self.metrics.observe("evaluation_seconds", time.monotonic() - started)
+        self.metrics.set("last_success_timestamp_seconds", time.time())
         head = self.metrics.get("head_block")
         if head is None or head < block.number:
             self.metrics.set("head_block", head := block.number)
@@ -168,6 +190,10 @@ class Follower:
             return
         self.sink.note("watch: each next block is anchored by its parentHash link to the last "
                        f"verified one; lines are final {self.confirmations} block(s) deep")
+        if self.confirm is None:
+            self.sink.note("watch: each new head is the node's word (parent-link proves "
+                           "continuity, not canonicity); give several --rpc to have a quorum "
+                           "confirm each one")
 
     def _finalize(self) -> None:
         for number in sorted(self.pending):
@@ -181,7 +207,10 @@ class Follower:
 
     # ---- reorgs and trouble --------------------------------------------------------------
 
-    def _reorg(self, latest: Header) -> None:
+    def _reorg(self, latest: Header) -> bool:
+        """Find the fork point and orphan the blocks above it; False when nothing was
+        orphaned (the node went back to our branch), so the caller waits before asking
+        again rather than loop."""
         source = self.tip.source
         lowest = min(self.chain)
         number = min(latest.number, self.tip.number)
@@ -194,7 +223,7 @@ class Follower:
             number -= 1
         orphaned = [self.chain[n] for n in range(number + 1, self.tip.number + 1)]
         if not orphaned:
-            return  # the node went back to our branch between two questions
+            return False  # the node went back to our branch between two questions
         event = {"event": "reorg", "fork_point": number,
                  "orphaned": ["0x" + b.hash.hex() for b in orphaned],
                  "depth": len(orphaned), "new_head": latest.number,
@@ -212,6 +241,7 @@ class Follower:
         self.metrics.set("last_verified_block", number)
         self.sink.note(f"reorg: {len(orphaned)} block(s) above {number} orphaned; the new "
                        f"head is {latest.number}; re-evaluating from block {number + 1}")
+        return True
 
     def _trouble(self, error: Unverifiable) -> None:
         self.failures += 1

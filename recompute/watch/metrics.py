@@ -49,6 +49,7 @@ FAMILIES = {
     "blocks_total": ("counter", "Block evaluations completed.", ()),
     "evaluation_seconds": ("histogram", "Seconds from a block's anchoring to its lines, follow "
                                         "mode.", ()),
+    "last_success_timestamp_seconds": ("gauge", "Unix time of the last block verified.", ()),
 }
 # Derived at scrape time, never set by a caller.
 _DERIVED = {"checks", "up", "last_verified_block_age_seconds"}

@@ -1,0 +1,89 @@
+"""JSON from outside, bounded before it is parsed (README §Trust model: every parser of outside
+bytes is bounded in size and depth and fails with one clear line).
+
+Node answers, vectors, layout descriptors and build artifacts all come through :func:`loads`
+or :func:`load_file`: the size is checked first, then the nesting depth is counted on the raw
+text (strings skipped), and only then does :func:`json.loads` run. Python's JSON decoder
+recurses once per nesting level; web3 (through py_ecc) raises the interpreter's recursion limit
+to 100,000 on import, so 200 KB of ``[`` would overflow the C stack (SIGSEGV) rather than raise
+RecursionError. :func:`reset_recursion_limit` puts the limit back after such an import.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAX_DEPTH = 64  # proofs, receipts, descriptors and vectors nest a dozen levels at most
+MAX_BYTES = 64 * 1024 * 1024  # a block of receipts or a big vector: well under this
+RECURSION_LIMIT = 1000  # CPython's own default
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+ErrorFactory = Callable[[str], Exception]
+
+
+def reset_recursion_limit() -> None:
+    """Undo py_ecc's ``sys.setrecursionlimit(100000)`` (imported by web3)."""
+    if sys.getrecursionlimit() > RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+
+
+def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of ``[`` and ``{`` outside strings; when there are no more than
+    ``limit`` opening brackets at all, their count (a bound, enough to compare with it)."""
+    opening = text.count("[") + text.count("{")
+    if opening <= limit:
+        return opening
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = deepest = 0
+    for char in brackets:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def loads(data: str | bytes, what: str, error: ErrorFactory, *, max_bytes: int = MAX_BYTES,
+          max_depth: int = MAX_DEPTH, **options: Any) -> Any:
+    """``json.loads`` of outside text, or ``error(one line)``: too big, too deep, not UTF-8,
+    not JSON. ``options`` go to :func:`json.loads` (e.g. ``object_pairs_hook``)."""
+    if len(data) > max_bytes:
+        raise error(f"{what} is larger than {max_bytes:,} bytes")
+    if isinstance(data, bytes | bytearray):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            raise error(f"{what} is not JSON (not UTF-8 text)") from None
+    if nesting_depth(data, max_depth) > max_depth:
+        raise error(f"{what}: JSON nested deeper than {max_depth} levels")
+    try:
+        return json.loads(data, **options)
+    except json.JSONDecodeError as exc:
+        raise error(f"{what} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+                    ) from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer over Python's digit limit
+        raise error(f"{what} is not JSON ({' '.join(str(exc).split())[:120]})") from None
+
+
+def load_file(path: str | Path, what: str | None, error: ErrorFactory, *,
+              max_bytes: int = MAX_BYTES, **options: Any) -> Any:
+    """A JSON file from outside: only regular files, read up to ``max_bytes`` (so
+    ``/proc/self/mem`` or a FIFO is one line, not a hang or a crash)."""
+    path = Path(path)
+    what = what or str(path)
+    try:
+        if not path.is_file():
+            raise error(f"{what}: no such file" if not path.exists() else f"{what}: not a file")
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"{what}: cannot read ({exc.strerror or exc})") from None
+    return loads(data, what, error, max_bytes=max_bytes, **options)

@@ -1,0 +1,340 @@
+"""Issue #11 item 2 and the follow-mode liveness items: a node serving hash-correct children
+that never existed cannot make ``watch`` write a verdict about them; every line names its
+anchor; with several endpoints each new head is confirmed by the quorum first; a stale or
+sibling ``latest`` is not a reorg and not a busy loop; a node unreachable at start ends the
+watch after a bounded time. The liars are real endpoints in front of a real anvil that forge
+headers; the follower runs in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+
+import pytest
+
+from recompute.core.anchor import anchor_block, confirm_by_quorum
+from recompute.core.errors import Unverifiable
+from recompute.core.header import Header
+from recompute.core.keccak import EMPTY_TRIE_ROOT
+from recompute.devnet.contracts import connect, deploy
+from recompute.layout import load_layout
+from recompute.recipes.framework import get_recipe
+from recompute.sources.live import LiveSource
+from recompute.watch.config import Check
+from recompute.watch.evaluate import BlockEvaluator
+from recompute.watch.follower import Follower
+from recompute.watch.metrics import Metrics
+from recompute.watch.sink import Sink
+
+YEAR = 365 * 86400
+
+
+@pytest.fixture(scope="module")
+def chain(module_anvil):
+    w3 = connect(module_anvil.url)
+    meter = deploy(w3, "AggregateBudgetMeter")
+    return module_anvil, meter.address
+
+
+def _checks(address: str) -> list[Check]:
+    recipe = get_recipe("8312/cap-conservation")
+    params = recipe.parse_params({"shape": "cap:1000", "key": "0x" + "11" * 32})
+    return [Check("cap", recipe, params, bytes.fromhex(address[2:]), load_layout(recipe.layout))]
+
+
+def _follow(source_first, address, *, seconds=1.5, confirm=None, max_blocks=None,
+            start_timeout=60.0, during=None):
+    out, err = io.StringIO(), io.StringIO()
+    metrics = Metrics()
+    sink = Sink(metrics, out, err)
+    stop = threading.Event()
+    follower = Follower(BlockEvaluator(_checks(address)), sink, source_first, confirmations=0,
+                        poll=0.05, max_backoff=0.1, max_blocks=max_blocks, stop=stop,
+                        confirm=confirm, start_timeout=start_timeout)
+    timer = threading.Timer(seconds, stop.set)
+    timer.start()
+    follower.error = None
+
+    def run():
+        try:
+            follower.run()
+        except Unverifiable as exc:  # what the command turns into exit 2
+            follower.error = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    if during is not None:
+        during()
+    worker.join(seconds + 10)
+    timer.cancel()
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    return lines, err.getvalue(), metrics, follower
+
+
+def _forged_child(parent: dict, **changes) -> dict:
+    header = Header.from_rpc(parent)
+    child = header.replace(number=header.number + 1, parent_hash=header.hash, **changes)
+    return child.to_rpc()
+
+
+class ForgesHeads(LiveSource):
+    """Serves, above the real head, a hash-correct child of it with ``changes`` (same
+    stateRoot, so every proof still verifies against it)."""
+
+    changes: dict = {}
+
+    def block_by_number(self, number):
+        real_head = super().block_by_number("latest")
+        head_number = int(real_head["number"], 16)
+        if number == "latest" or number == head_number + 1:
+            return _forged_child(real_head, **self.changes)
+        return super().block_by_number(number)
+
+
+@pytest.mark.parametrize("changes", [{"timestamp_delta": -23 * 86400},
+                                     {"timestamp_delta": -1}])
+def test_a_child_earlier_than_its_parent_gets_no_verdict(chain, changes):
+    node, address = chain
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+
+    class Liar(ForgesHeads):
+        pass
+
+    Liar.changes = {"timestamp": int(head["timestamp"], 16) + changes["timestamp_delta"],
+                    "receipts_root": EMPTY_TRIE_ROOT}
+    liar = Liar(node.url)
+    lines, err, _, _ = _follow(lambda: anchor_block([liar], block=int(head["number"], 16)),
+                               address)
+    forged = int(head["number"], 16) + 1
+    assert lines and all(line["block"] != forged or line["verdict"] == "UNVERIFIABLE"
+                         for line in lines)
+    assert any(line["block"] == forged and line["hash"] is None for line in lines)
+    assert "earlier than its parent" in err
+
+
+def test_with_a_quorum_a_forged_head_gets_no_line(chain):
+    node, address = chain
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+
+    class Liar(ForgesHeads):
+        changes = {"timestamp": int(head["timestamp"], 16) + YEAR,
+                   "receipts_root": EMPTY_TRIE_ROOT}
+
+    liar, honest = Liar(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    number = int(head["number"], 16)
+
+    def confirm(block):
+        return confirm_by_quorum(block, [s for s in (liar, honest) if s is not block.source], 2)
+
+    lines, _, _, _ = _follow(lambda: anchor_block([liar, honest], block=number, quorum=2),
+                             address, confirm=confirm)
+    assert [line["block"] for line in lines] == [number]  # the pinned block only
+    assert lines[0]["anchor"]["method"] == "quorum"
+    # the chain moves on: the real next block is confirmed by both, the liar's forgery above
+    # it by nobody else, so it never gets a line
+    node.rpc("evm_mine")
+    real = node.rpc("eth_getBlockByNumber", hex(number + 1), False)["hash"]
+    lines, _, _, _ = _follow(lambda: anchor_block([liar, honest], block=number, quorum=2),
+                             address, confirm=confirm)
+    assert [(line["block"], line["hash"]) for line in lines][1:] == [(number + 1, real)]
+
+
+def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
+    node, address = chain
+    node.rpc("evm_mine")
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    number = int(head["number"], 16)
+    parent = node.rpc("eth_getBlockByNumber", hex(number - 1), False)
+
+    class Sibling(LiveSource):  # serves its own hash-correct version of the head
+        def block_by_number(self, ref):
+            if ref in ("latest", number):
+                return _forged_child(parent, timestamp=int(head["timestamp"], 16) + YEAR)
+            return super().block_by_number(ref)
+
+    liar, honest = Sibling(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+
+    def confirm(block):
+        return confirm_by_quorum(block, [s for s in (liar, honest) if s is not block.source], 2)
+
+    lines, _, _, _ = _follow(lambda: anchor_block([liar], block=number - 1), address,
+                             confirm=confirm)
+    assert [line["block"] for line in lines if line["hash"]] == [number - 1]
+    awaited = [line for line in lines if line["block"] == number]
+    assert awaited and all(line["verdict"] == "UNVERIFIABLE" and line["hash"] is None
+                           and line["reason"] == "anchor-disagreement" for line in awaited)
+
+
+def test_every_line_carries_its_anchor_and_confirmed_heads_say_by_whom(chain):
+    node, address = chain
+    first = int(node.rpc("eth_blockNumber"), 16)
+    one, two = LiveSource(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+
+    def confirm(block):
+        return confirm_by_quorum(block, [s for s in (one, two) if s is not block.source], 2)
+
+    lines, _, _, _ = _follow(lambda: anchor_block([one, two], block=first, quorum=2), address,
+                             confirm=confirm, max_blocks=3,
+                             during=lambda: [node.rpc("evm_mine") for _ in range(2)])
+    blocks = {line["block"]: line for line in lines if line["hash"]}
+    assert set(blocks) == {first, first + 1, first + 2}, lines
+    assert blocks[first]["anchor"]["method"] == "quorum"
+    for number in (first + 1, first + 2):
+        anchor = blocks[number]["anchor"]
+        assert anchor["method"] == "parent-link" and anchor["root_anchor"] == "quorum"
+        assert len(anchor["confirmed_by"]) == 2
+
+
+class StaleLatest(LiveSource):
+    """Every other `latest` is three blocks old (a load-balanced, lagging backend)."""
+
+    calls_latest = 0
+
+    def block_by_number(self, number):
+        if number == "latest":
+            self.calls_latest += 1
+            head = int(super().block_by_number("latest")["number"], 16)
+            if self.calls_latest % 2 == 0:
+                return super().block_by_number(max(head - 3, 0))
+        return super().block_by_number(number)
+
+
+def test_a_stale_latest_is_not_a_reorg(chain):
+    node, address = chain
+    for _ in range(4):
+        node.rpc("evm_mine")
+    source = StaleLatest(node.url)
+    start = int(node.rpc("eth_blockNumber"), 16)
+    lines, err, metrics, _ = _follow(lambda: anchor_block([source], block=start), address,
+                                     during=lambda: [node.rpc("evm_mine") for _ in range(3)])
+    assert not [line for line in lines if line.get("event") == "reorg"], err
+    assert metrics.get("reorgs_total") == 0
+    numbers = [line["block"] for line in lines]
+    assert numbers == sorted(set(numbers))  # each block once, in order
+
+
+class SiblingLatest(LiveSource):
+    """`latest` is a hash-correct sibling of the real head (same parent, a later timestamp);
+    by number the node serves the real head."""
+
+    requests = 0
+
+    def block_by_number(self, number):
+        self.requests += 1
+        if number == "latest":
+            head = Header.from_rpc(super().block_by_number("latest"))
+            parent = super().block_by_number(head.number - 1)
+            return _forged_child(parent, timestamp=head.timestamp + 7,
+                                 receipts_root=EMPTY_TRIE_ROOT)
+        return super().block_by_number(number)
+
+
+def test_a_sibling_latest_does_not_busy_loop(chain):
+    node, address = chain
+    source = SiblingLatest(node.url)
+    start = int(node.rpc("eth_blockNumber"), 16)
+    _, _, _, follower = _follow(lambda: anchor_block([source], block=start), address,
+                                seconds=1.0)
+    # one poll every 0.05 s asks a couple of headers: far from the thousands of a busy loop
+    assert source.requests < 120
+    assert follower.tip.number == start
+
+
+def test_a_node_unreachable_at_start_ends_after_the_start_timeout(chain):
+    _, address = chain
+    dead = LiveSource("http://127.0.0.1:9")
+    lines, err, metrics, follower = _follow(lambda: anchor_block([dead], block="latest"),
+                                            address, seconds=8.0, start_timeout=0.5)
+    assert follower.tip is None and metrics.get("up") == 0
+    assert follower.error is not None and follower.error.reason == "rpc-unreachable"
+    assert lines and all(line["verdict"] == "UNVERIFIABLE" for line in lines)
+
+
+def test_the_cli_exits_2_when_the_node_never_answers(run_cli, tmp_path, chain):
+    _, address = chain
+    config = tmp_path / "checks.toml"
+    config.write_text(f'[[check]]\nname = "cap"\nrecipe = "8312/cap-conservation"\n'
+                      f'address = "{address}"\n'
+                      f'params = {{ shape = "cap:1000", key = "0x{"11" * 32}" }}\n')
+    done = run_cli("watch", "--rpc", "http://127.0.0.1:9", "--config", str(config),
+                   "--poll", "0.1", "--max-backoff", "0.2", "--start-timeout", "1", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "rpc-unreachable" in done.stderr
+
+
+# ---- range audits: one malformed answer does not abort the audit -------------------------
+
+
+def test_a_malformed_answer_for_one_block_does_not_abort_a_range_audit(chain):
+    from recompute.sources.cache import SharedSource
+    from recompute.watch.auditor import Auditor
+
+    node, address = chain
+    for _ in range(5):
+        node.rpc("evm_mine")
+    top = int(node.rpc("eth_blockNumber"), 16)
+    first, bad = top - 4, top - 2
+    bad_hash = bytes.fromhex(node.rpc("eth_getBlockByNumber", hex(bad), False)["hash"][2:])
+
+    class Garbles(LiveSource):
+        def get_proof(self, address, slots, block_hash):
+            if block_hash == bad_hash:
+                raise Unverifiable("rpc-malformed", f"{self.label} eth_getProof: not JSON")
+            return super().get_proof(address, slots, block_hash)
+
+    source = SharedSource(Garbles(node.url))
+    out, err = io.StringIO(), io.StringIO()
+    auditor = Auditor(BlockEvaluator(_checks(address)), Sink(Metrics(), out, err), workers=1,
+                      confirmations=0)
+    summary = auditor.run(anchor_block([source], block=top), first, top)
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert [line["block"] for line in lines] == list(range(first, top + 1))
+    verdicts = {line["block"]: (line["verdict"], line["reason"]) for line in lines}
+    assert verdicts[bad] == ("UNVERIFIABLE", "rpc-malformed")
+    assert all(v == ("VERIFIED-GOOD", "ok") for n, v in verdicts.items() if n != bad)
+    assert summary.exit_code() == 2 and summary.blocks == top - first + 1
+
+
+@pytest.mark.anvil
+def test_a_resumed_anvil_continues_from_its_last_block_time(tmp_path):
+    """`recompute devnet down` then `up` (recompute/devnet/lifecycle.py): anvil comes back on
+    its state dump with the genesis --timestamp; continue_clock keeps time moving forward."""
+    from recompute.devnet.anvil import Anvil
+    from recompute.devnet.lifecycle import continue_clock
+
+    genesis, later = 1767225600, 1767225600 + 100_000
+    node = Anvil(timestamp=genesis, state_path=tmp_path / "state.json").start()
+    try:
+        node.rpc("evm_setNextBlockTimestamp", later)
+        node.rpc("evm_mine")
+    finally:
+        node.stop()
+    node = Anvil(timestamp=genesis, state_path=tmp_path / "state.json").start()
+    try:
+        continue_clock(node)
+        node.rpc("evm_mine")
+        node.rpc("evm_mine")
+        stamps = [int(node.rpc("eth_getBlockByNumber", hex(n), False)["timestamp"], 16)
+                  for n in (1, 2, 3)]
+    finally:
+        node.stop()
+    assert stamps[0] == later and stamps[1] > later and stamps[2] >= stamps[1]
+
+
+def test_a_range_audit_of_an_address_without_code_says_no_contract(chain):
+    from recompute.watch.auditor import Auditor
+
+    node, _ = chain
+    for _ in range(3):
+        node.rpc("evm_mine")
+    top = int(node.rpc("eth_blockNumber"), 16)
+    out, err = io.StringIO(), io.StringIO()
+    auditor = Auditor(BlockEvaluator(_checks("0x" + "12" * 20)), Sink(Metrics(), out, err),
+                      workers=1, confirmations=0)
+    summary = auditor.run(anchor_block([LiveSource(node.url)], block=top), top - 2, top)
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert len(lines) == 3 and {(x["verdict"], x["reason"]) for x in lines} == {
+        ("UNVERIFIABLE", "no-contract")}
+    assert summary.exit_code() == 2
+    assert "cap: UNVERIFIABLE because no-contract ×3" in summary.table()
