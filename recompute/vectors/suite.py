@@ -65,7 +65,7 @@ def read_suite(path: Path) -> Suite:
                  problems)
 
 
-NOT_VECTORS = ("suite.json", "schema.json")  # JSON files of a vectors folder that are not vectors
+NOT_VECTORS = ("suite.json", "schema.json", "rules.json")  # a vectors folder's other JSON
 
 
 def find_suites(paths: list[Path]) -> tuple[list[Path], list[Path]]:

@@ -66,10 +66,24 @@ class CheckMeta:
         return cls(value["name"], Verdict(value["healthy"]), value["since"])
 
 
-def line_from_json(value: dict) -> Line:
+def line_from_json(value: dict, anchor: dict | None = None) -> Line:
     return Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
                 value["reason"], value["final"], value["healthy"], value["derived"],
-                value["evidence_digest"], value.get("detail", ""))
+                value["evidence_digest"], value.get("detail", ""), anchor=anchor)
+
+
+_SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
+
+
+def line_anchor(params: dict, number: int) -> dict:
+    """What a line says of its block's anchor once its segment is tied to the pin, exactly as a
+    one-process audit says it (recompute.watch.evaluate.anchor_summary): the pinned block M by
+    its own anchor, every block below it by parent links from M (a segment anchors itself on
+    its worker; only the coordinator, having tied it, knows the pin it hangs from)."""
+    if number != params["last"]:
+        return {"method": "parent-link", "pinned_hash": params["pinned_hash"]}
+    anchor = params["anchor"]
+    return {"method": anchor["method"], **{k: anchor[k] for k in _SUMMARY_KEYS if k in anchor}}
 
 
 def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
@@ -83,7 +97,7 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
         by_block: dict[int, list[Line]] = {}
         if t.linked:
             for value in lines_of(t.lo, t.hi):
-                line = line_from_json(value)
+                line = line_from_json(value, line_anchor(params, value["block"]))
                 if head is not None and head - line.block >= confirmations:
                     line = line.as_final()
                 by_block.setdefault(line.block, []).append(line)

@@ -100,6 +100,9 @@ class Metrics:
     def set(self, name: str, value: float, **labels: str) -> None:
         with self._lock:
             self._values[(name, tuple(sorted(labels.items())))] = value
+            if name == "up":  # derived gauge: the follower says so directly, too
+                self._up = 1 if value else 0
+                return
             self._family(name, labels).set(value)
             if name in ("last_verified_block", "head_block"):
                 self._up = 1
@@ -109,9 +112,13 @@ class Metrics:
             self._family(name, {}).observe(value)
 
     def get(self, name: str, **labels: str) -> float | None:
-        """The value last set or counted (None if never): what the follower reads back."""
+        """The value last set or counted: what the follower reads back. A counter never
+        counted is 0 (as Prometheus shows it); any other metric never set is None."""
         with self._lock:
-            return self._values.get((name, tuple(sorted(labels.items()))))
+            value = self._values.get((name, tuple(sorted(labels.items()))))
+        if value is None and FAMILIES.get(name, ("",))[0] == "counter":
+            return 0
+        return value
 
     def _age(self) -> float:
         stamp = self.get("last_verified_block_timestamp_seconds")
