@@ -18,6 +18,7 @@ from __future__ import annotations
 from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable
 from recompute.core.keccak import EMPTY_TRIE_ROOT, keccak256
+from recompute.core.rlpcodec import Item
 
 _MAX_NODE_BYTES = 1 << 16  # far above any real node (a full branch is 532 bytes)
 
@@ -42,18 +43,18 @@ class NodeCache:
     __slots__ = ("_nodes", "hashed", "depth", "limit")
 
     def __init__(self, depth: int = 4, limit: int = 1 << 17) -> None:
-        self._nodes: dict[str, tuple[bytes, list]] = {}
+        self._nodes: dict[str, tuple[bytes, list[Item]]] = {}
         self.hashed = 0  # nodes hashed and decoded so far
         self.depth = depth
         self.limit = limit
 
-    def get(self, text: str, index: int = 0) -> tuple[bytes, list]:
+    def get(self, text: str, index: int = 0) -> tuple[bytes, list[Item]]:
         if not isinstance(text, str):  # a list or object is unhashable: refuse it first
             raise InvalidProof(f"proof node is not a 0x-hex string: {str(text)[:40]!r}")
         entry = self._nodes.get(text)
         return entry if entry is not None else self.load(text, index)
 
-    def load(self, text: str, index: int) -> tuple[bytes, list]:
+    def load(self, text: str, index: int) -> tuple[bytes, list[Item]]:
         """Hash and decode a node not in the cache (keep it if it is an upper one)."""
         entry = _load_node(text)
         self.hashed += 1
@@ -75,7 +76,7 @@ class NodeCache:
 SHARED_NODES = NodeCache()
 
 
-def _load_node(text: object) -> tuple[bytes, list]:
+def _load_node(text: object) -> tuple[bytes, list[Item]]:
     if not isinstance(text, str) or not text.startswith("0x") or len(text) % 2:
         raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
     try:
@@ -122,33 +123,31 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     if not isinstance(proof, list):
         raise InvalidProof("proof is not a list of nodes")
     if root == EMPTY_TRIE_ROOT:
-        # The empty trie: nothing to walk. Accept no node, or the empty node itself.
-        if proof and not (len(proof) == 1 and proof[0] == "0x80"):
-            raise InvalidProof("proof for an empty trie must be empty")
+        _check_empty_trie_proof(proof)
         return None
-    cache = cache if cache is not None else SHARED_NODES
-    nibbles = key.hex()  # one character a nibble: slices compare as fast as bytes
+    value, used = _walk(root, key.hex(), proof, cache if cache is not None else SHARED_NODES)
+    if used != len(proof):
+        raise InvalidProof(f"proof has {len(proof) - used} node(s) beyond the key's path")
+    return value
+
+
+def _check_empty_trie_proof(proof: list[object]) -> None:
+    """The empty trie: nothing to walk. Accept no node, or the empty node itself."""
+    if proof and not (len(proof) == 1 and proof[0] == "0x80"):
+        raise InvalidProof("proof for an empty trie must be empty")
+
+
+def _walk(root: bytes, nibbles: str, proof: list[object],
+          cache: NodeCache) -> tuple[bytes | None, int]:
+    """Follow ``nibbles`` (the key's hex text: one character a nibble, so slices compare as
+    fast as bytes) from ``root`` through ``proof``: (the leaf value or None, nodes used)."""
     depth = len(nibbles)
     pos = 0
     used = 0
-    count = len(proof)
-    cached = cache._nodes.get  # the hot path: one dict look-up a node
-    ref: bytes | list = root
-    value: bytes | None = None
+    ref: bytes | list[Item] = root
     while True:
-        if ref.__class__ is bytes:  # a hash reference: the next node of the list
-            if used >= count:
-                raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
-            text = proof[used]
-            if text.__class__ is not str:
-                raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
-            node_hash, items = cached(text) or cache.load(text, used)
-            if node_hash != ref:
-                raise InvalidProof(
-                    f"proof node {used} does not hash to the reference its parent holds"
-                    if used
-                    else "the first proof node does not hash to the root"
-                )
+        if isinstance(ref, bytes):  # a hash reference: the next node of the list
+            items = _hashed_node(proof, used, ref, cache)
             used += 1
         else:  # embedded node (RLP shorter than 32 bytes)
             items = ref
@@ -161,33 +160,53 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
             if child.__class__ is bytes and len(child) == 32:
                 ref = child
             elif child == b"":
-                break  # exclusion: empty slot on the key's path
+                return None, used  # exclusion: empty slot on the key's path
             else:
                 ref = _child_ref(child)
         elif size == 2:
             path, is_leaf = _path_hex(items[0])
             end = pos + len(path)
             if nibbles[pos:end] != path:
-                break  # exclusion: the node's path diverges from the key
+                return None, used  # exclusion: the node's path diverges from the key
             if is_leaf:
-                if end != depth:
-                    break  # a leaf for a shorter key: not ours (exclusion)
-                if not isinstance(items[1], bytes) or not items[1]:
-                    raise InvalidProof("leaf value is empty or a list")
-                value = items[1]
-                break
+                return _leaf_value(items[1], end == depth), used
             if not path:
                 raise InvalidProof("extension node with an empty path")
             pos = end
             ref = _child_ref(items[1])
         else:
             raise InvalidProof(f"node with {size} items is neither branch nor leaf")
-    if used != len(proof):
-        raise InvalidProof(f"proof has {len(proof) - used} node(s) beyond the key's path")
+
+
+def _hashed_node(proof: list[object], used: int, ref: bytes, cache: NodeCache) -> list[Item]:
+    """The items of proof node ``used``, which must hash to ``ref`` (its parent's reference,
+    or the root). One dict look-up a node on the hot path (:class:`NodeCache`)."""
+    if used >= len(proof):
+        raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
+    text = proof[used]
+    if text.__class__ is not str:
+        raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
+    node_hash, items = cache._nodes.get(text) or cache.load(text, used)
+    if node_hash != ref:
+        raise InvalidProof(
+            f"proof node {used} does not hash to the reference its parent holds"
+            if used
+            else "the first proof node does not hash to the root"
+        )
+    return items
+
+
+def _leaf_value(value: Item, full_key: bool) -> bytes | None:
+    """A leaf on the key's path: its value if its path ends where the key does, else None (a
+    leaf for a shorter key is not ours: exclusion)."""
+    if not full_key:
+        return None
+    if not isinstance(value, bytes) or not value:
+        raise InvalidProof("leaf value is empty or a list")
     return value
 
 
-def _child_ref(child: object) -> bytes | list:
+def _child_ref(child: object) -> bytes | list[Item]:
     if isinstance(child, list):
         if len(rlpcodec.encode(child)) >= 32:
             raise InvalidProof("an embedded node is 32 bytes or longer")
