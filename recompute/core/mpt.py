@@ -118,39 +118,33 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     in the trie with root ``root``, proven by ``proof``; ``None`` if proven absent.
 
     Raises :class:`InvalidProof` unless ``proof`` is exactly the path of nodes EIP-1186
-    prescribes.
+    prescribes. The walk follows the key's hex text (one character a nibble: slices compare
+    as fast as bytes); branch nodes and listed nodes are handled inline, as they are every
+    step of every walk.
     """
-    if not isinstance(proof, list):
-        raise InvalidProof("proof is not a list of nodes")
-    if root == EMPTY_TRIE_ROOT:
-        _check_empty_trie_proof(proof)
+    if not isinstance(proof, list) or root == EMPTY_TRIE_ROOT:
+        _check_unwalked(proof)
         return None
-    value, used = _walk(root, key.hex(), proof, cache if cache is not None else SHARED_NODES)
-    if used != len(proof):
-        raise InvalidProof(f"proof has {len(proof) - used} node(s) beyond the key's path")
-    return value
-
-
-def _check_empty_trie_proof(proof: list[object]) -> None:
-    """The empty trie: nothing to walk. Accept no node, or the empty node itself."""
-    if proof and not (len(proof) == 1 and proof[0] == "0x80"):
-        raise InvalidProof("proof for an empty trie must be empty")
-
-
-def _walk(root: bytes, nibbles: str, proof: list[object],
-          cache: NodeCache) -> tuple[bytes | None, int]:
-    """Follow ``nibbles`` (the key's hex text: one character a nibble, so slices compare as
-    fast as bytes) from ``root`` through ``proof``: (the leaf value or None, nodes used)."""
+    cache = cache if cache is not None else SHARED_NODES
+    nibbles = key.hex()
     depth = len(nibbles)
     pos = 0
     used = 0
-    ref: bytes | list[Item] = root
-    while True:
-        if isinstance(ref, bytes):  # a hash reference: the next node of the list
-            items = _hashed_node(proof, used, ref, cache)
-            used += 1
-        else:  # embedded node (RLP shorter than 32 bytes)
+    count = len(proof)
+    cached = cache._nodes.get  # the hot path: one dict look-up a node
+    ref: bytes | list[Item] | None = root
+    value: bytes | None = None
+    while ref is not None:  # None: the walk has ended (at the key's leaf, or excluded)
+        if type(ref) is list:  # embedded node (RLP shorter than 32 bytes)
             items = ref
+        else:  # a hash reference (bytes): the next node of the list
+            text = proof[used] if used < count else None
+            if type(text) is not str:
+                raise _unlisted(proof, used)
+            node_hash, items = cached(text) or cache.load(text, used)
+            if node_hash != ref:
+                raise _unlinked(used)
+            used += 1
         size = len(items)
         if size == 17:
             if pos >= depth:
@@ -160,50 +154,62 @@ def _walk(root: bytes, nibbles: str, proof: list[object],
             if child.__class__ is bytes and len(child) == 32:
                 ref = child
             elif child == b"":
-                return None, used  # exclusion: empty slot on the key's path
+                ref = None  # exclusion: empty slot on the key's path
             else:
                 ref = _child_ref(child)
         elif size == 2:
-            path, is_leaf = _path_hex(items[0])
-            end = pos + len(path)
-            if nibbles[pos:end] != path:
-                return None, used  # exclusion: the node's path diverges from the key
-            if is_leaf:
-                return _leaf_value(items[1], end == depth), used
-            if not path:
-                raise InvalidProof("extension node with an empty path")
-            pos = end
-            ref = _child_ref(items[1])
+            ref, pos, value = _short_node(items, nibbles, pos)
         else:
             raise InvalidProof(f"node with {size} items is neither branch nor leaf")
-
-
-def _hashed_node(proof: list[object], used: int, ref: bytes, cache: NodeCache) -> list[Item]:
-    """The items of proof node ``used``, which must hash to ``ref`` (its parent's reference,
-    or the root). One dict look-up a node on the hot path (:class:`NodeCache`)."""
-    if used >= len(proof):
-        raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
-    text = proof[used]
-    if text.__class__ is not str:
-        raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
-    node_hash, items = cache._nodes.get(text) or cache.load(text, used)
-    if node_hash != ref:
-        raise InvalidProof(
-            f"proof node {used} does not hash to the reference its parent holds"
-            if used
-            else "the first proof node does not hash to the root"
-        )
-    return items
-
-
-def _leaf_value(value: Item, full_key: bool) -> bytes | None:
-    """A leaf on the key's path: its value if its path ends where the key does, else None (a
-    leaf for a shorter key is not ours: exclusion)."""
-    if not full_key:
-        return None
-    if not isinstance(value, bytes) or not value:
-        raise InvalidProof("leaf value is empty or a list")
+    if used != len(proof):
+        raise InvalidProof(f"proof has {len(proof) - used} node(s) beyond the key's path")
     return value
+
+
+def _check_unwalked(proof: object) -> None:
+    """A proof that is not a list, or one for the empty trie: nothing to walk. The empty trie
+    accepts no node, or the empty node itself."""
+    if not isinstance(proof, list):
+        raise InvalidProof("proof is not a list of nodes")
+    if proof and not (len(proof) == 1 and proof[0] == "0x80"):
+        raise InvalidProof("proof for an empty trie must be empty")
+
+
+def _unlisted(proof: list[object], used: int) -> InvalidProof:
+    """Why the walk found no listed node where it needs one."""
+    if used >= len(proof):
+        return InvalidProof(f"proof ends after {used} nodes, before the key's path does")
+    return InvalidProof(f"proof node is not 0x-hex: {str(proof[used])[:40]!r}")
+
+
+def _unlinked(used: int) -> InvalidProof:
+    return InvalidProof(
+        f"proof node {used} does not hash to the reference its parent holds"
+        if used
+        else "the first proof node does not hash to the root"
+    )
+
+
+def _short_node(items: list[Item], nibbles: str,
+                pos: int) -> tuple[bytes | list[Item] | None, int, bytes | None]:
+    """A leaf or extension node met at nibble ``pos``: ``(child, position below, None)`` for
+    an extension on the key's path, ``(None, _, value)`` where the walk ends: at the key's
+    leaf (its value), or at a node whose path diverges from the key or a leaf for a shorter
+    key (``None``: exclusion)."""
+    path, is_leaf = _path_hex(items[0])
+    end = pos + len(path)
+    if nibbles[pos:end] != path:
+        return None, end, None  # exclusion: the node's path diverges from the key
+    if is_leaf:
+        if end != len(nibbles):
+            return None, end, None  # a leaf for a shorter key: not ours (exclusion)
+        value = items[1]
+        if not isinstance(value, bytes) or not value:
+            raise InvalidProof("leaf value is empty or a list")
+        return None, end, value
+    if not path:
+        raise InvalidProof("extension node with an empty path")
+    return _child_ref(items[1]), end, None
 
 
 def _child_ref(child: object) -> bytes | list[Item]:
