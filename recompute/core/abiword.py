@@ -9,11 +9,12 @@ commitments). This is that, without eth_abi's import cost on the proof path (REA
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _UINT = re.compile(r"uint(\d+)")
 
 
-def encode_static(types: list[str], values: list) -> bytes:
+def encode_static(types: Sequence[str], values: Sequence[object]) -> bytes:
     """``abi.encode(values)`` for static types; ValueError on anything else or out of range."""
     if len(types) != len(values):
         raise ValueError("abi: as many values as types")
@@ -23,7 +24,7 @@ def encode_static(types: list[str], values: list) -> bytes:
     return bytes(out)
 
 
-def _word(kind: str, value) -> bytes:
+def _word(kind: str, value: object) -> bytes:
     if kind == "bytes32":
         if not isinstance(value, bytes | bytearray) or len(value) != 32:
             raise ValueError(f"abi: bytes32 needs 32 bytes, got {value!r:.40}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.header import Header
@@ -60,13 +61,13 @@ class PayloadHeader:
 @dataclass(frozen=True)
 class Anchor:
     method: str
-    detail: dict = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
 
     @property
     def trusts(self) -> str:
         return TRUSTS[self.method]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "trusts": self.trusts, **self.detail}
 
 
@@ -76,12 +77,15 @@ class AnchoredBlock(Sealed):
     when the node did not serve the block's header."""
 
     __slots__ = ("header", "anchor", "chain_id", "source")
+    header: Header | PayloadHeader
+    anchor: Anchor
+    chain_id: int
+    source: ProofSource  # the endpoint that agreed and will serve the proofs
 
-    def __init__(self, seal, header: Header | PayloadHeader, anchor: Anchor, chain_id: int,
+    def __init__(self, seal: object, header: Header | PayloadHeader, anchor: Anchor, chain_id: int,
                  source: ProofSource):
         if seal is not _SEAL:
             raise TypeError("AnchoredBlock is built by recompute.core.anchor only")
-        # source: the endpoint that agreed and will serve the proofs
         self._seal(header=header, anchor=anchor, chain_id=chain_id, source=source)
 
     @property
@@ -100,7 +104,7 @@ class AnchoredBlock(Sealed):
     def timestamp(self) -> int:
         return self.header.timestamp
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "number": self.number,
             "hash": "0x" + self.hash.hex(),
@@ -222,7 +226,7 @@ def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
     return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
 
 
-def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBlock:
+def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> AnchoredBlock:
     """The next block up from an anchored ``parent`` (``recompute watch`` following the head):
     its header must re-hash to the hash the node claims, name ``parent`` as its parentHash and
     be numbered ``parent.number + 1``. A link *up* proves continuity (nothing below the child
@@ -257,7 +261,7 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict) -> AnchoredBl
     return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
 
 
-def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict,
+def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[str, Any],
                       down_to: int | None = None) -> AnchoredBlock:
     """The block a consensus proof pinned (``light-client``: see
     :mod:`recompute.lightclient.anchor`), or the block ``down_to`` below it by re-hashed
@@ -332,7 +336,7 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
     if len(set(names)) != len(names):
         twice = next(name for name in names if names.count(name) > 1)
         raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
-    detail: dict = {}
+    detail: dict[str, Any] = {}
     if isinstance(number, str):  # a tag: latest, safe, finalized, earliest
         number, detail["heads"] = _quorum_tag(sources, quorum, number)
     said: dict[str, str] = {}
@@ -364,7 +368,8 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
     return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
 
 
-def _quorum_tag(sources: Sequence[ProofSource], quorum: int, tag: str) -> tuple[int, dict]:
+def _quorum_tag(sources: Sequence[ProofSource], quorum: int,
+                tag: str) -> tuple[int, dict[str, int | str]]:
     """The block a tag means under a quorum: each endpoint resolves the tag, and the highest
     block K endpoints have under it is taken, so no single endpoint picks it (one that lags, or
     lies low, cannot pull the block down; one that runs ahead cannot pull it up)."""

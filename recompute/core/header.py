@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import cached_property
+from typing import Any
 
 from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable, malformed
@@ -101,7 +102,7 @@ class Header:
     def fork(self) -> str:
         return FIELD_SETS[len(self.rlp_items())]
 
-    def rlp_items(self) -> list:
+    def rlp_items(self) -> list[rlpcodec.Encodable]:
         return [
             getattr(self, name)
             for name, _, _ in _FIELDS
@@ -117,7 +118,7 @@ class Header:
         """keccak256(rlp(header))."""
         return keccak256(self.encoded)
 
-    def replace(self, **changes) -> Header:
+    def replace(self, **changes: Any) -> Header:
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values.update(changes)
         return Header(**values)
@@ -139,7 +140,7 @@ class Header:
     def from_rlp_items(cls, items: object) -> Header:
         if not isinstance(items, list) or len(items) not in FIELD_SETS:
             raise malformed("header RLP is not a list of 15, 16, 17, 20 or 21 fields")
-        values = {}
+        values: dict[str, Any] = {}  # field by name: __post_init__ checks each
         for (name, _, kind), item in zip(_FIELDS, items, strict=False):
             if not isinstance(item, bytes):
                 raise malformed(f"header field {name} is a list, not a string")
@@ -161,7 +162,7 @@ class Header:
         """
         if not isinstance(block, dict):
             raise malformed("block is not a JSON object")
-        values = {}
+        values: dict[str, Any] = {}  # field by name: __post_init__ checks each
         for index, (name, key, kind) in enumerate(_FIELDS):
             if key not in block or block[key] is None:
                 if index < min(FIELD_SETS):
@@ -184,9 +185,9 @@ class Header:
                 )
         return header
 
-    def to_rpc(self) -> dict:
+    def to_rpc(self) -> dict[str, str]:
         """The JSON-RPC form of this header (with ``hash``), as a node would return it."""
-        out = {}
+        out: dict[str, str] = {}
         for name, key, kind in _FIELDS:
             value = getattr(self, name)
             if value is None:

@@ -13,7 +13,8 @@ try:
     from sha3 import keccak_256 as _keccak_256
 
     def keccak256(data: bytes) -> bytes:
-        return _keccak_256(data).digest()
+        digest: bytes = _keccak_256(data).digest()  # safe-pysha3 ships no type information
+        return digest
 
     BACKEND = "safe-pysha3"
 except ImportError:  # pragma: no cover - exercised only without safe-pysha3

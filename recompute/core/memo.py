@@ -13,22 +13,24 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
 _LOCK = threading.Lock()
-_BY_SOURCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BY_SOURCE: weakref.WeakKeyDictionary[object, dict[str, Memo]] = weakref.WeakKeyDictionary()
 
 
 class Memo:
-    """A thread-safe LRU of at most ``size`` entries."""
+    """A thread-safe LRU of at most ``size`` entries (values of any type: each kind of memo
+    holds one, e.g. :class:`~recompute.core.header.Header` by hash)."""
 
     def __init__(self, size: int):
         self.size = size
-        self._items: OrderedDict = OrderedDict()
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
 
-    def get(self, key) -> Any:
+    def get(self, key: Hashable) -> Any:
         with self._lock:
             value = self._items.get(key)
             if value is not None:
@@ -36,7 +38,7 @@ class Memo:
                 self.hits += 1
             return value
 
-    def put(self, key, value) -> None:
+    def put(self, key: Hashable, value: Any) -> None:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable
 from recompute.core.keccak import EMPTY_TRIE_ROOT, keccak256
+from recompute.core.rlpcodec import Item
 
 _MAX_NODE_BYTES = 1 << 16  # far above any real node (a full branch is 532 bytes)
 
@@ -42,18 +43,18 @@ class NodeCache:
     __slots__ = ("_nodes", "hashed", "depth", "limit")
 
     def __init__(self, depth: int = 4, limit: int = 1 << 17) -> None:
-        self._nodes: dict[str, tuple[bytes, list]] = {}
+        self._nodes: dict[str, tuple[bytes, list[Item]]] = {}
         self.hashed = 0  # nodes hashed and decoded so far
         self.depth = depth
         self.limit = limit
 
-    def get(self, text: str, index: int = 0) -> tuple[bytes, list]:
+    def get(self, text: str, index: int = 0) -> tuple[bytes, list[Item]]:
         if not isinstance(text, str):  # a list or object is unhashable: refuse it first
             raise InvalidProof(f"proof node is not a 0x-hex string: {str(text)[:40]!r}")
         entry = self._nodes.get(text)
         return entry if entry is not None else self.load(text, index)
 
-    def load(self, text: str, index: int) -> tuple[bytes, list]:
+    def load(self, text: str, index: int) -> tuple[bytes, list[Item]]:
         """Hash and decode a node not in the cache (keep it if it is an upper one)."""
         entry = _load_node(text)
         self.hashed += 1
@@ -75,7 +76,7 @@ class NodeCache:
 SHARED_NODES = NodeCache()
 
 
-def _load_node(text: object) -> tuple[bytes, list]:
+def _load_node(text: object) -> tuple[bytes, list[Item]]:
     if not isinstance(text, str) or not text.startswith("0x") or len(text) % 2:
         raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
     try:
@@ -117,41 +118,33 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     in the trie with root ``root``, proven by ``proof``; ``None`` if proven absent.
 
     Raises :class:`InvalidProof` unless ``proof`` is exactly the path of nodes EIP-1186
-    prescribes.
+    prescribes. The walk follows the key's hex text (one character a nibble: slices compare
+    as fast as bytes); branch nodes and listed nodes are handled inline, as they are every
+    step of every walk.
     """
-    if not isinstance(proof, list):
-        raise InvalidProof("proof is not a list of nodes")
-    if root == EMPTY_TRIE_ROOT:
-        # The empty trie: nothing to walk. Accept no node, or the empty node itself.
-        if proof and not (len(proof) == 1 and proof[0] == "0x80"):
-            raise InvalidProof("proof for an empty trie must be empty")
+    if not isinstance(proof, list) or root == EMPTY_TRIE_ROOT:
+        _check_unwalked(proof)
         return None
     cache = cache if cache is not None else SHARED_NODES
-    nibbles = key.hex()  # one character a nibble: slices compare as fast as bytes
+    nibbles = key.hex()
     depth = len(nibbles)
     pos = 0
     used = 0
     count = len(proof)
     cached = cache._nodes.get  # the hot path: one dict look-up a node
-    ref: bytes | list = root
+    ref: bytes | list[Item] | None = root
     value: bytes | None = None
-    while True:
-        if ref.__class__ is bytes:  # a hash reference: the next node of the list
-            if used >= count:
-                raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
-            text = proof[used]
-            if text.__class__ is not str:
-                raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
+    while ref is not None:  # None: the walk has ended (at the key's leaf, or excluded)
+        if type(ref) is list:  # embedded node (RLP shorter than 32 bytes)
+            items = ref
+        else:  # a hash reference (bytes): the next node of the list
+            text = proof[used] if used < count else None
+            if type(text) is not str:
+                raise _unlisted(proof, used)
             node_hash, items = cached(text) or cache.load(text, used)
             if node_hash != ref:
-                raise InvalidProof(
-                    f"proof node {used} does not hash to the reference its parent holds"
-                    if used
-                    else "the first proof node does not hash to the root"
-                )
+                raise _unlinked(used)
             used += 1
-        else:  # embedded node (RLP shorter than 32 bytes)
-            items = ref
         size = len(items)
         if size == 17:
             if pos >= depth:
@@ -161,25 +154,11 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
             if child.__class__ is bytes and len(child) == 32:
                 ref = child
             elif child == b"":
-                break  # exclusion: empty slot on the key's path
+                ref = None  # exclusion: empty slot on the key's path
             else:
                 ref = _child_ref(child)
         elif size == 2:
-            path, is_leaf = _path_hex(items[0])
-            end = pos + len(path)
-            if nibbles[pos:end] != path:
-                break  # exclusion: the node's path diverges from the key
-            if is_leaf:
-                if end != depth:
-                    break  # a leaf for a shorter key: not ours (exclusion)
-                if not isinstance(items[1], bytes) or not items[1]:
-                    raise InvalidProof("leaf value is empty or a list")
-                value = items[1]
-                break
-            if not path:
-                raise InvalidProof("extension node with an empty path")
-            pos = end
-            ref = _child_ref(items[1])
+            ref, pos, value = _short_node(items, nibbles, pos)
         else:
             raise InvalidProof(f"node with {size} items is neither branch nor leaf")
     if used != len(proof):
@@ -187,7 +166,53 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     return value
 
 
-def _child_ref(child: object) -> bytes | list:
+def _check_unwalked(proof: object) -> None:
+    """A proof that is not a list, or one for the empty trie: nothing to walk. The empty trie
+    accepts no node, or the empty node itself."""
+    if not isinstance(proof, list):
+        raise InvalidProof("proof is not a list of nodes")
+    if proof and not (len(proof) == 1 and proof[0] == "0x80"):
+        raise InvalidProof("proof for an empty trie must be empty")
+
+
+def _unlisted(proof: list[object], used: int) -> InvalidProof:
+    """Why the walk found no listed node where it needs one."""
+    if used >= len(proof):
+        return InvalidProof(f"proof ends after {used} nodes, before the key's path does")
+    return InvalidProof(f"proof node is not 0x-hex: {str(proof[used])[:40]!r}")
+
+
+def _unlinked(used: int) -> InvalidProof:
+    return InvalidProof(
+        f"proof node {used} does not hash to the reference its parent holds"
+        if used
+        else "the first proof node does not hash to the root"
+    )
+
+
+def _short_node(items: list[Item], nibbles: str,
+                pos: int) -> tuple[bytes | list[Item] | None, int, bytes | None]:
+    """A leaf or extension node met at nibble ``pos``: ``(child, position below, None)`` for
+    an extension on the key's path, ``(None, _, value)`` where the walk ends: at the key's
+    leaf (its value), or at a node whose path diverges from the key or a leaf for a shorter
+    key (``None``: exclusion)."""
+    path, is_leaf = _path_hex(items[0])
+    end = pos + len(path)
+    if nibbles[pos:end] != path:
+        return None, end, None  # exclusion: the node's path diverges from the key
+    if is_leaf:
+        if end != len(nibbles):
+            return None, end, None  # a leaf for a shorter key: not ours (exclusion)
+        value = items[1]
+        if not isinstance(value, bytes) or not value:
+            raise InvalidProof("leaf value is empty or a list")
+        return None, end, value
+    if not path:
+        raise InvalidProof("extension node with an empty path")
+    return _child_ref(items[1]), end, None
+
+
+def _child_ref(child: object) -> bytes | list[Item]:
     if isinstance(child, list):
         if len(rlpcodec.encode(child)) >= 32:
             raise InvalidProof("an embedded node is 32 bytes or longer")

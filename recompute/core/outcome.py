@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable
@@ -13,22 +14,23 @@ from recompute.core.verdict import Verdict
 class Outcome:
     verdict: Verdict
     reason: str
-    evidence: dict = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
     detail: str = ""
 
     @classmethod
-    def unverifiable(cls, error: Unverifiable, evidence: dict | None = None) -> Outcome:
+    def unverifiable(cls, error: Unverifiable,
+                     evidence: dict[str, Any] | None = None) -> Outcome:
         return cls(Verdict.UNVERIFIABLE, error.reason, evidence or {}, error.detail)
 
-    def to_json(self) -> dict:
-        out = {"verdict": self.verdict.value, "reason": self.reason}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.verdict.value, "reason": self.reason}
         if self.detail:
             out["detail"] = self.detail
         out["evidence"] = self.evidence
         return out
 
 
-def block_evidence(block: AnchoredBlock) -> dict:
+def block_evidence(block: AnchoredBlock) -> dict[str, Any]:
     return {
         "chain_id": block.chain_id,
         # no proof covers the chain id: it is what the anchoring endpoint said (issue #11)

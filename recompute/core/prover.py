@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from recompute.core import rlpcodec
 from recompute.core.anchor import AnchoredBlock
@@ -24,6 +25,9 @@ from recompute.core.source import ProofSource
 
 _SEAL = object()
 _ZERO32 = bytes(32)
+
+# The state trie's account leaf: (nonce, balance, storageRoot, codeHash).
+AccountFields = tuple[int, int, bytes, bytes]
 
 
 _malformed = malformed_in("eth_getProof")
@@ -39,9 +43,17 @@ class ProvenAccount(Sealed):
     __slots__ = (
         "block", "address", "exists", "nonce", "balance", "storage_root", "code_hash", "storage"
     )
+    block: AnchoredBlock
+    address: bytes
+    exists: bool
+    nonce: int
+    balance: int
+    storage_root: bytes
+    code_hash: bytes
+    storage: Mapping[int, int]  # a read-only view (MappingProxyType)
 
-    def __init__(self, seal, block: AnchoredBlock, address: bytes, fields: tuple | None,
-                 storage: Mapping[int, int]):
+    def __init__(self, seal: object, block: AnchoredBlock, address: bytes,
+                 fields: AccountFields | None, storage: Mapping[int, int]):
         if seal is not _SEAL:
             raise TypeError("ProvenAccount is built by recompute.core.prover only")
         nonce, balance, storage_root, code_hash = fields or (0, 0, EMPTY_TRIE_ROOT, EMPTY_CODE_HASH)
@@ -49,7 +61,7 @@ class ProvenAccount(Sealed):
                    balance=balance, storage_root=storage_root, code_hash=code_hash,
                    storage=MappingProxyType(dict(storage)))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "address": "0x" + self.address.hex(),
             "exists": self.exists,
@@ -129,6 +141,7 @@ def _prove_chunked(block: AnchoredBlock, address: bytes, wanted: list[int],
             storage.update(account.storage)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+    assert first is not None  # more than PROOF_CHUNK slots: at least two chunks were verified
     fields = (first.nonce, first.balance, first.storage_root, first.code_hash)
     return ProvenAccount(_SEAL, block, address, fields if first.exists else None, storage)
 
@@ -137,10 +150,11 @@ def verify_account_proof(
     block: AnchoredBlock,
     address: bytes,
     slots: list[int],
-    answer: dict,
+    answer: object,
     stats: ProofStats | None = None,
 ) -> ProvenAccount:
-    """Verify a raw ``eth_getProof`` answer for ``address`` and ``slots`` at ``block``."""
+    """Verify a raw ``eth_getProof`` answer (untrusted JSON, checked here to be an object) for
+    ``address`` and ``slots`` at ``block``."""
     if not isinstance(answer, dict):
         raise _malformed("the answer is not an object")
     claimed_address = parse_data(answer.get("address"), "address", _malformed, 20)
@@ -187,17 +201,19 @@ def verify_account_proof(
     return ProvenAccount(_SEAL, block, address, fields, storage)
 
 
-def _decode_account(leaf: bytes) -> tuple[int, int, bytes, bytes]:
+def _decode_account(leaf: bytes) -> AccountFields:
     """The state trie's leaf: rlp([nonce, balance, storageRoot, codeHash])."""
     try:
         items = rlpcodec.decode(leaf)
     except rlpcodec.RlpError:
         raise InvalidProof("the account leaf is not canonical RLP") from None
-    if not isinstance(items, list) or len(items) != 4 or not all(
-        isinstance(item, bytes) for item in items
-    ):
-        raise InvalidProof("the account leaf is not [nonce, balance, storageRoot, codeHash]")
+    shape = "the account leaf is not [nonce, balance, storageRoot, codeHash]"
+    if not isinstance(items, list) or len(items) != 4:
+        raise InvalidProof(shape)
     nonce, balance, storage_root, code_hash = items
+    if not (isinstance(nonce, bytes) and isinstance(balance, bytes)
+            and isinstance(storage_root, bytes) and isinstance(code_hash, bytes)):
+        raise InvalidProof(shape)
     if nonce[:1] == b"\x00" or balance[:1] == b"\x00" or len(nonce) > 8 or len(balance) > 32:
         raise InvalidProof("the account leaf's nonce or balance is not a canonical integer")
     if len(storage_root) != 32 or len(code_hash) != 32:
@@ -230,8 +246,8 @@ def _decode_slot_value(raw: bytes, slot: int) -> int:
     )
 
 
-def _check_account_claims(account: ProvenAccount, answer: dict) -> None:
-    claims = {
+def _check_account_claims(account: ProvenAccount, answer: dict[str, Any]) -> None:
+    claims: dict[str, tuple[object, object]] = {
         "nonce": (parse_quantity(answer.get("nonce"), "nonce", _malformed, 64), account.nonce),
         "balance": (parse_quantity(answer.get("balance"), "balance", _malformed), account.balance),
     }

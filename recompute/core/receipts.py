@@ -16,6 +16,7 @@ Receipts come from ``eth_getBlockReceipts`` or, where a node lacks it, from
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 from recompute.core import rlpcodec
 from recompute.core.anchor import AnchoredBlock
@@ -44,7 +45,7 @@ class ProvenLog:
     data: bytes
     tx_hash_claimed: str | None  # the node's word: not covered by receiptsRoot
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "block": self.block_number,
             "block_hash": "0x" + self.block_hash.hex(),
@@ -61,7 +62,7 @@ class ProvenReceipts:
 
     __slots__ = ("block", "statuses", "logs")
 
-    def __init__(self, seal, block: AnchoredBlock, statuses: list[int | None],
+    def __init__(self, seal: object, block: AnchoredBlock, statuses: list[int | None],
                  logs: list[ProvenLog]):
         if seal is not _SEAL:
             raise TypeError("ProvenReceipts is built by recompute.core.receipts only")
@@ -89,7 +90,7 @@ def encode_receipt(receipt: object) -> bytes:
     logs = receipt.get("logs")
     if not isinstance(logs, list):
         raise _malformed("logs is not a list")
-    encoded_logs = []
+    encoded_logs: list[rlpcodec.Encodable] = []
     for log in logs:
         if not isinstance(log, dict) or not isinstance(log.get("topics"), list):
             raise _malformed("a log is not an object with a topics list")
@@ -108,7 +109,7 @@ def receipts_root(encoded: list[bytes]) -> bytes:
     """Root of the trie {rlp(i): receipt_i} (py-trie builds it)."""
     if not encoded:
         return EMPTY_TRIE_ROOT
-    from trie import HexaryTrie  # only event recipes build a receipts trie
+    from trie.hexary import HexaryTrie  # only event recipes build a receipts trie
 
     trie = HexaryTrie({})
     for index, receipt in enumerate(encoded):
@@ -156,7 +157,7 @@ def verify_receipts(block: AnchoredBlock, receipts: object) -> ProvenReceipts:
     return ProvenReceipts(_SEAL, block, statuses, logs)
 
 
-def _check_position(block: AnchoredBlock, index: int, receipt: dict) -> None:
+def _check_position(block: AnchoredBlock, index: int, receipt: dict[str, Any]) -> None:
     claims = {
         "transactionIndex": (receipt.get("transactionIndex"), index),
         "blockNumber": (receipt.get("blockNumber"), block.number),
@@ -172,7 +173,7 @@ def _check_position(block: AnchoredBlock, index: int, receipt: dict) -> None:
                            f"block {block.number}: receipt {index} claims blockHash {claimed_hash}")
 
 
-def fetch_receipts(block: AnchoredBlock) -> list:
+def fetch_receipts(block: AnchoredBlock) -> list[Any]:
     """The block's receipts from its source: eth_getBlockReceipts, else one per transaction."""
     source = block.source
     try:
@@ -197,7 +198,7 @@ def _transaction_hash(entry: object) -> str:
     """A block's ``transactions`` entry: a hash, or a transaction object with one."""
     text = entry.get("hash") if isinstance(entry, dict) else entry
     parse_data(text, "a transaction hash of the block", _malformed, 32)
-    return text
+    return cast(str, text)  # parse_data took it: 0x-hex text
 
 
 def prove_receipts(block: AnchoredBlock) -> ProvenReceipts:

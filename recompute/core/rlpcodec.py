@@ -10,6 +10,8 @@ is bounded by :data:`MAX_DEPTH` nested lists (no node, header or receipt nests d
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 MAX_DEPTH = 16
 
 
@@ -17,7 +19,10 @@ class RlpError(ValueError):
     """Bytes that are not the canonical RLP of one item."""
 
 
-Item = bytes | list
+# What decoding gives: a byte string or a list of items.
+Item: TypeAlias = bytes | list["Item"]
+# What encoding takes: also bytearrays, non-negative ints and tuples.
+Encodable: TypeAlias = bytes | bytearray | int | list["Encodable"] | tuple["Encodable", ...]
 
 
 def decode(data: bytes) -> Item:
@@ -33,19 +38,8 @@ def decode(data: bytes) -> Item:
 def _item(data: bytes, pos: int, limit: int, depth: int) -> tuple[Item, int]:
     """The item at ``pos``, which must end at or before ``limit``; (item, end)."""
     b0 = data[pos]
-    if b0 < 0x80:
-        return data[pos : pos + 1], pos + 1
-    if b0 < 0xB8:
-        start = pos + 1
-        end = start + b0 - 0x80
-        if end > limit:
-            raise RlpError("a string runs past its container")
-        if end - start == 1 and data[start] < 0x80:
-            raise RlpError("a single byte below 0x80 encoded as a string")
-        return data[start:end], end
     if b0 < 0xC0:
-        start, end = _long(data, pos, b0 - 0xB7, limit)
-        return data[start:end], end
+        return _string(data, pos, b0, limit)
     if b0 < 0xF8:
         start = pos + 1
         end = start + b0 - 0xC0
@@ -55,7 +49,7 @@ def _item(data: bytes, pos: int, limit: int, depth: int) -> tuple[Item, int]:
         raise RlpError("a list runs past its container")
     if depth >= MAX_DEPTH:
         raise RlpError(f"lists nested deeper than {MAX_DEPTH}")
-    items = []
+    items: list[Item] = []
     append = items.append
     while start < end:  # strings inline (the common case: a node's hashes), lists recurse
         b0 = data[start]
@@ -76,6 +70,22 @@ def _item(data: bytes, pos: int, limit: int, depth: int) -> tuple[Item, int]:
     return items, end
 
 
+def _string(data: bytes, pos: int, b0: int, limit: int) -> tuple[bytes, int]:
+    """The string whose prefix byte ``b0`` (below 0xC0) is at ``pos``; (string, end)."""
+    if b0 < 0x80:
+        return data[pos : pos + 1], pos + 1
+    if b0 < 0xB8:
+        start = pos + 1
+        end = start + b0 - 0x80
+        if end > limit:
+            raise RlpError("a string runs past its container")
+        if end - start == 1 and data[start] < 0x80:
+            raise RlpError("a single byte below 0x80 encoded as a string")
+        return data[start:end], end
+    start, end = _long(data, pos, b0 - 0xB7, limit)
+    return data[start:end], end
+
+
 def _long(data: bytes, pos: int, size: int, limit: int) -> tuple[int, int]:
     start = pos + 1 + size
     if start > limit:
@@ -91,7 +101,7 @@ def _long(data: bytes, pos: int, size: int, limit: int) -> tuple[int, int]:
     return start, end
 
 
-def encode(item: Item) -> bytes:
+def encode(item: Encodable) -> bytes:
     """The canonical RLP of bytes, a non-negative int (big-endian, no leading zero) or a
     (nested) list of them."""
     if isinstance(item, bytes | bytearray):

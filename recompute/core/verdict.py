@@ -55,7 +55,9 @@ class Reason(StrEnum):
         "a beacon light-client proof (sync-committee signature, participation or Merkle branch)"
         " does not verify")
 
-    def __new__(cls, value: str, description: str):
+    description: str
+
+    def __new__(cls, value: str, description: str) -> Reason:
         member = str.__new__(cls, value)
         member._value_ = value
         member.description = description
