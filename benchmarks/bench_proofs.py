@@ -131,65 +131,90 @@ def main() -> None:
             fblock = anchor_block([fsource], block="latest")
             faddress = bytes.fromhex("7dcd17433742f4c0ca53122ab541d0ba67fc27df")
             fanswer = fsource.get_proof(faddress, [0], fblock.hash)
+        real = (fblock, faddress, fanswer)
 
         for n in sizes:
             row: dict = {"slots": n}
             slots = [mapping_slot(k) for k in range(n)]
             if n <= 10_000:
-                batches = [slots[i : i + batch] for i in range(0, n, batch)]
-                answers = [(address, b, source.get_proof(address, b, block.hash))
-                           for b in batches]
-
-                def ours(answers=answers):
-                    for addr, bslots, answer in answers:
-                        verify_account_proof(block, addr, bslots, answer)
-                    verify_account_proof(fblock, faddress, [0], fanswer)
-
-                def lower(answers=answers):
-                    bound(answers + [(faddress, [0], fanswer)])
-
-                t_ours = best(args.repeat, ours, CPU)
-                t_bound = best(args.repeat, lower, CPU)
-                row["recompute_slots_per_s"] = round((n + 1) / t_ours)
-                row["bound_slots_per_s"] = round((n + 1) / t_bound)
-                row["ours_over_bound"] = round(t_ours / t_bound, 2)
-                if n == min(sizes):
-                    def theirs(answers=answers):
-                        naive(answers, block)
-                        naive([(faddress, [0], fanswer)], fblock)
-
-                    t_naive = best(max(1, args.repeat // 2), theirs, CPU)
-                    row["naive_slots_per_s"] = round((n + 1) / t_naive)
-                    row["naive_over_ours"] = round(t_naive / t_ours, 1)
-                del answers
-
-            def end_to_end(slots=slots):
-                anchored = anchor_block([LiveSource(node.url)], block="latest")
-                account = prove_account(anchored, address, slots)
-                assert len(account.storage) == len(slots)
-                assert account.storage[slots[-1]] == (len(slots) - 1) * 7 + 1
-
-            def fetch_only(slots=slots):
-                fetcher = LiveSource(node.url)
-                anchored = anchor_block([fetcher], block="latest")
-                for i in range(0, len(slots), PROOF_CHUNK):
-                    fetcher.get_proof(address, slots[i : i + PROOF_CHUNK], anchored.hash)
-
-            t_e2e = best(max(1, args.repeat // 2), end_to_end)
-            t_fetch = best(max(1, args.repeat // 2), fetch_only)
-            row["end_to_end_slots_per_s"] = round(n / t_e2e)
-            row["fetch_only_slots_per_s"] = round(n / t_fetch)
-            row["end_to_end_over_fetch_only"] = round(t_e2e / t_fetch, 2)
-            SHARED_NODES.clear()
-            tracemalloc.start()
-            end_to_end()
-            row["end_to_end_peak_mib"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
-            tracemalloc.stop()
+                row.update(verification_figures(source, block, address, slots, batch, real,
+                                                args.repeat, naive_too=n == min(sizes)))
+            row.update(end_to_end_figures(node, address, slots, args.repeat))
             figures[str(n)] = row
 
+    print_figures(figures, batch, args.repeat)
+
+
+def verification_figures(source, block, address: bytes, slots: list[int], batch: int, real,
+                         repeat: int, naive_too: bool) -> dict:
+    """Verification alone (CPU time) of the N slots' proofs, fetched in batches beforehand, and
+    the real geth proof: ours, the lower bound, and (``naive_too``) the naive verifier."""
+    fblock, faddress, fanswer = real
+    n = len(slots)
+    row: dict = {}
+    batches = [slots[i : i + batch] for i in range(0, n, batch)]
+    answers = [(address, b, source.get_proof(address, b, block.hash)) for b in batches]
+
+    def ours():
+        for addr, bslots, answer in answers:
+            verify_account_proof(block, addr, bslots, answer)
+        verify_account_proof(fblock, faddress, [0], fanswer)
+
+    def lower():
+        bound(answers + [(faddress, [0], fanswer)])
+
+    t_ours = best(repeat, ours, CPU)
+    t_bound = best(repeat, lower, CPU)
+    row["recompute_slots_per_s"] = round((n + 1) / t_ours)
+    row["bound_slots_per_s"] = round((n + 1) / t_bound)
+    row["ours_over_bound"] = round(t_ours / t_bound, 2)
+    if naive_too:
+        def theirs():
+            naive(answers, block)
+            naive([(faddress, [0], fanswer)], fblock)
+
+        t_naive = best(max(1, repeat // 2), theirs, CPU)
+        row["naive_slots_per_s"] = round((n + 1) / t_naive)
+        row["naive_over_ours"] = round(t_naive / t_ours, 1)
+    return row
+
+
+def end_to_end_figures(node, address: bytes, slots: list[int], repeat: int) -> dict:
+    """Anchor and prove the N slots through a fresh source (wall time), against fetching them
+    only; then the peak memory of one end-to-end run from a cold node cache."""
+    n = len(slots)
+    row: dict = {}
+
+    def end_to_end():
+        anchored = anchor_block([LiveSource(node.url)], block="latest")
+        account = prove_account(anchored, address, slots)
+        assert len(account.storage) == len(slots)
+        assert account.storage[slots[-1]] == (len(slots) - 1) * 7 + 1
+
+    def fetch_only():
+        fetcher = LiveSource(node.url)
+        anchored = anchor_block([fetcher], block="latest")
+        for i in range(0, len(slots), PROOF_CHUNK):
+            fetcher.get_proof(address, slots[i : i + PROOF_CHUNK], anchored.hash)
+
+    t_e2e = best(max(1, repeat // 2), end_to_end)
+    t_fetch = best(max(1, repeat // 2), fetch_only)
+    row["end_to_end_slots_per_s"] = round(n / t_e2e)
+    row["fetch_only_slots_per_s"] = round(n / t_fetch)
+    row["end_to_end_over_fetch_only"] = round(t_e2e / t_fetch, 2)
+    SHARED_NODES.clear()
+    tracemalloc.start()
+    end_to_end()
+    row["end_to_end_peak_mib"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
+    tracemalloc.stop()
+    return row
+
+
+def print_figures(figures: dict[str, dict], batch: int, repeat: int) -> None:
+    """One line per N, the goals, then the figures as JSON on the last line."""
     print(f"machine: {os.cpu_count()} cores; N slots of one mapping, verified in batches of "
           f"{batch} (+1 real geth slot); end to end in chunks of {PROOF_CHUNK}; "
-          f"best of {args.repeat}")
+          f"best of {repeat}")
     for n, row in figures.items():
         print(f"N={n:>6}: " + "  ".join(f"{k}={v}" for k, v in row.items() if k != "slots"))
     print(f"load average {os.getloadavg()[0]:.1f}; goals: 2000 ours_over_bound <= 1.7; 10000 "

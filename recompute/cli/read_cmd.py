@@ -44,11 +44,7 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
     if read_every:
         if max_elements is None:
             max_elements = DEFAULT_MAX_ELEMENTS
-        for variable in layout.variables:
-            if layout.type(variable.type_id).kind == "mapping":
-                mappings.append(variable.label)
-            elif variable.label not in paths:
-                paths += (variable.label,)
+        paths, mappings = _every_variable(layout, paths)
     if not paths:
         raise UsageError("give a PATH to read (e.g. 'owner', 'heads[0xab..].status') or --all")
     # every path parsed and resolved before any RPC
@@ -58,12 +54,7 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
     try:
         anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
-        account = None
-        while slots := plan.next_round():
-            account = prove_account(anchored, contract, sorted(slots), stats=stats)
-            plan.feed(account.storage)
-        if account is None:  # nothing to read (cannot happen with a path), prove the account
-            account = prove_account(anchored, contract, [], stats=stats)
+        account = _prove_rounds(anchored, contract, plan, stats)
     except Unverifiable as exc:
         sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
     results = plan.results()
@@ -76,14 +67,54 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
     lines = anchor_lines(anchored)
     lines.append(f"contract {checksum(contract)} (layout {layout.name}), "
                  f"{stats.slots} slot(s) proven in {stats.requests} eth_getProof call(s)")
-    rows = []
+    lines += table(_value_rows(layout, results), ("path", "type", "value"), indent="  ")
+    lines += _notes(results, max_elements, mappings)
+    if not read_every:
+        lines.append("slots:")
+        lines += table([(result.path, " ".join(hex32(s) for s in result.slots))
+                        for result in results], indent="  ")
+    sys.exit(emit(Outcome(Verdict.GOOD, "ok", evidence), as_json, lines))
+
+
+def _every_variable(layout, paths: tuple) -> tuple[tuple, list[str]]:
+    """--all: the given paths plus every variable that is not a mapping; the mappings (they need
+    a key) are returned apart, to be listed only."""
+    mappings: list[str] = []
+    for variable in layout.variables:
+        if layout.type(variable.type_id).kind == "mapping":
+            mappings.append(variable.label)
+        elif variable.label not in paths:
+            paths += (variable.label,)
+    return paths, mappings
+
+
+def _prove_rounds(anchored, contract, plan: ReadPlan, stats: ProofStats):
+    """Prove the plan's slots round by round (a dynamic array's length before its elements);
+    the account proven last."""
+    account = None
+    while slots := plan.next_round():
+        account = prove_account(anchored, contract, sorted(slots), stats=stats)
+        plan.feed(account.storage)
+    if account is None:  # nothing to read (cannot happen with a path), prove the account
+        account = prove_account(anchored, contract, [], stats=stats)
+    return account
+
+
+def _value_rows(layout, results) -> list:
+    """The (path, type, value) rows of the table, a struct or array one row per member."""
+    rows: list = []
     for result in results:
         shown = result.to_json()["value"]
         if result.location.length_of is not None:  # `.length`: a plain number
             rows.append((result.path, result.type_label, shown))
         else:
             rows += value_rows(layout, result.location.type, result.path, shown)
-    lines += table(rows, ("path", "type", "value"), indent="  ")
+    return rows
+
+
+def _notes(results, max_elements, mappings: list[str]) -> list[str]:
+    """What was not shown: arrays cut at --max-elements, mappings not read."""
+    lines = []
     for result in results:
         for name, length in result.truncated.items():
             lines.append(f"note: {name} has {length} elements; the first {max_elements} are "
@@ -91,8 +122,4 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
     if mappings:
         lines.append(f"note: not read, mappings (read an entry by key, e.g. {mappings[0]}[KEY]): "
                      + ", ".join(mappings))
-    if not read_every:
-        lines.append("slots:")
-        lines += table([(result.path, " ".join(hex32(s) for s in result.slots))
-                        for result in results], indent="  ")
-    sys.exit(emit(Outcome(Verdict.GOOD, "ok", evidence), as_json, lines))
+    return lines

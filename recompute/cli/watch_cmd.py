@@ -101,22 +101,9 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     checks = load_config(config_path)
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
-    if last is not None and first is None:
-        raise UsageError("--to M needs --from N (a range audit is --from N --to M)")
-    if last is not None and first > last:
-        raise UsageError(f"--from {first} is above --to {last}")
-    if confirmations < 0:
-        raise UsageError("--confirmations must be 0 or more")
-    if poll <= 0 or max_backoff <= 0 or start_timeout < 0:
-        raise UsageError("--poll and --max-backoff must be more than 0 seconds (--start-timeout "
-                         "0 or more)")
-    if max_blocks is not None and max_blocks < 1:
-        raise UsageError("--max-blocks must be at least 1")
-    if workers < 1:
-        raise UsageError("--workers must be at least 1")
+    _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
+                   workers, chain.quorum)
     quorum = chain.quorum
-    if quorum is not None and quorum < 1:
-        raise UsageError("--quorum must be at least 1")
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
@@ -125,53 +112,20 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
     light_client = light_client_request()
-    if light_client is not None and (pinned or check or quorum is not None
-                                     or len(chain.urls()) > 1):
-        raise UsageError("--beacon is an anchor of its own: give one --rpc and no "
-                         "--block-hash, --checkpoint or --quorum")
-    if light_client is not None and (processes or cluster or store_path):
-        raise UsageError("--beacon does not combine with --processes, --cluster or --store yet: "
-                         "audit with one process, or pin the range with --block-hash")
+    if light_client is not None:
+        _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
     session = LightClientSession(light_client) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
 
-    metrics = Metrics()
-    sink = Sink(metrics)
-    server = None
-    if metrics_port is not None:
-        server = serve(metrics, metrics_port)
-        sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
-    hooks = [OnBad(on_bad, sink.note)] if on_bad else []
-    if webhook_url:
-        hooks.append(Webhook(webhook_url, sink.note, webhook_format))
-    hook = Hooks(hooks) if hooks else None
-    sink.hook = hook
+    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format)
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks)
-
-    def anchor() -> AnchoredBlock:
-        if session is not None:  # the light client pins the first (or --to) block
-            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
-            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block)
-        return anchor_block(sources, block="latest" if anchored_number is None
-                            else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check)
-
-    heads = None
-    if session is not None:
-        def signed() -> tuple:
-            store = session.sync()
-            return (payload_header(store.optimistic_execution()),
-                    payload_header(store.finalized_execution()))
-        heads = SignedHeads(signed)
+    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check)
+    heads = _signed_heads(session)
     needed = quorum if quorum is not None else len(sources)
-
-    def confirm(block: AnchoredBlock) -> AnchoredBlock | None:
-        """Several --rpc: each new head confirmed by the quorum before its lines (issue #11)."""
-        return confirm_by_quorum(block, [s for s in sources if s is not block.source], needed)
 
     store = None
     try:
@@ -181,7 +135,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
             follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
                                 stop=stop, heads=heads,
-                                confirm=confirm if needed > 1 else None,
+                                confirm=_confirm(sources, needed) if needed > 1 else None,
                                 start_timeout=start_timeout)
             if store is not None:
                 _continue_after_final(follower, store, sources, sink)
@@ -200,15 +154,104 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop)
     finally:
-        if store is not None:
-            store.close()
-        if session is not None:
-            session.close()
-        if hook is not None:
-            hook.close()
-        if server is not None:
-            server.shutdown()
+        _close(store, session, hook, server)
     sys.exit(code)
+
+
+def _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
+                   workers, quorum) -> None:
+    """The range, pacing and quorum options: a usage error (exit 64) before any node is asked."""
+    if last is not None and first is None:
+        raise UsageError("--to M needs --from N (a range audit is --from N --to M)")
+    if last is not None and first > last:
+        raise UsageError(f"--from {first} is above --to {last}")
+    if confirmations < 0:
+        raise UsageError("--confirmations must be 0 or more")
+    if poll <= 0 or max_backoff <= 0 or start_timeout < 0:
+        raise UsageError("--poll and --max-backoff must be more than 0 seconds (--start-timeout "
+                         "0 or more)")
+    if max_blocks is not None and max_blocks < 1:
+        raise UsageError("--max-blocks must be at least 1")
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if quorum is not None and quorum < 1:
+        raise UsageError("--quorum must be at least 1")
+
+
+def _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path) -> None:
+    """--beacon is an anchor of its own: no other pin, one --rpc, one process."""
+    if pinned or check or quorum is not None or len(chain.urls()) > 1:
+        raise UsageError("--beacon is an anchor of its own: give one --rpc and no "
+                         "--block-hash, --checkpoint or --quorum")
+    if processes or cluster or store_path:
+        raise UsageError("--beacon does not combine with --processes, --cluster or --store yet: "
+                         "audit with one process, or pin the range with --block-hash")
+
+
+def _outputs(metrics_port, on_bad, webhook_url, webhook_format):
+    """The sink of lines, the hooks run when a check turns unhealthy, the metrics server."""
+    metrics = Metrics()
+    sink = Sink(metrics)
+    server = None
+    if metrics_port is not None:
+        server = serve(metrics, metrics_port)
+        sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
+    hooks = [OnBad(on_bad, sink.note)] if on_bad else []
+    if webhook_url:
+        hooks.append(Webhook(webhook_url, sink.note, webhook_format))
+    hook = Hooks(hooks) if hooks else None
+    sink.hook = hook
+    return sink, hook, server
+
+
+def _anchor(sources, session, light_client, anchored_number, pinned, quorum, check):
+    """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
+    pins (docs/design.md §Anchors)."""
+
+    def anchor() -> AnchoredBlock:
+        if session is not None:  # the light client pins the first (or --to) block
+            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
+            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block)
+        return anchor_block(sources, block="latest" if anchored_number is None
+                            else anchored_number, block_hash=pinned, quorum=quorum,
+                            checkpoint=check)
+
+    return anchor
+
+
+def _signed_heads(session) -> SignedHeads | None:
+    """With --beacon: the heads the sync committee signed (optimistic, finalized)."""
+    if session is None:
+        return None
+
+    def signed() -> tuple:
+        store = session.sync()
+        return (payload_header(store.optimistic_execution()),
+                payload_header(store.finalized_execution()))
+
+    return SignedHeads(signed)
+
+
+def _confirm(sources, needed):
+    """The check of each new head against the other --rpc (issue #11)."""
+
+    def confirm(block: AnchoredBlock) -> AnchoredBlock | None:
+        """Several --rpc: each new head confirmed by the quorum before its lines (issue #11)."""
+        return confirm_by_quorum(block, [s for s in sources if s is not block.source], needed)
+
+    return confirm
+
+
+def _close(store, session, hook, server) -> None:
+    """Whatever the run opened, closed however it ended."""
+    if store is not None:
+        store.close()
+    if session is not None:
+        session.close()
+    if hook is not None:
+        hook.close()
+    if server is not None:
+        server.shutdown()
 
 
 def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop) -> int:

@@ -342,6 +342,12 @@ def _declared_contract(storage: list[Any]) -> str | None:
 
 def _from_standard_json(doc: dict[str, Any], contract: str | None,
                         origin: str) -> tuple[str, Any]:
+    return _choose_contract(_standard_json_layouts(doc, origin), contract, origin)
+
+
+def _standard_json_layouts(doc: dict[str, Any], origin: str) -> dict[str, Any]:
+    """Every storageLayout of a solc standard-JSON or ``--combined-json`` output, by
+    SOURCE:NAME."""
     found = {}
     if not isinstance(doc.get("contracts"), dict):
         raise UsageError(f"{origin}: 'contracts' must be an object of source files")
@@ -361,6 +367,12 @@ def _from_standard_json(doc: dict[str, Any], contract: str | None,
     if not found:
         raise UsageError(f"{origin}: no contract in this solc output has a storageLayout "
                          "(compile with outputSelection storageLayout)")
+    return found
+
+
+def _choose_contract(found: dict[str, Any], contract: str | None,
+                     origin: str) -> tuple[str, Any]:
+    """The one layout ``--contract`` names (SOURCE:NAME or a unique NAME), or the only one."""
     if contract is None:
         if len(found) == 1:
             return next(iter(found.items()))
@@ -386,62 +398,48 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
     Hardhat build-info (``contract`` "SOURCE:NAME" selects one). ``compiler``
     supplies the compiler version when the input does not state it.
     """
+    doc, where = _input_object(input_json, origin)
+    name, layout, found_compiler = _contract_layout(doc, contract, where)
+    if compiler is not None and found_compiler is not None and compiler != found_compiler:
+        raise UsageError(f"{where}: compiled by {found_compiler}, not {compiler}")
+    storage, types = _bare(layout, where)
+    document = {
+        "format": FORMAT,
+        "contract": name,
+        "compiler": compiler or found_compiler,
+        "storage": storage,
+        "types": types,
+    }
+    if provenance is not None:
+        document["provenance"] = provenance
+    return parse_descriptor(document, where)
+
+
+def _input_object(input_json: Any, origin: str | None) -> tuple[dict[str, Any], str]:
+    """The parsed JSON object (read from the file when given a path) and its origin."""
     if isinstance(input_json, (str, Path)):
         origin = origin or str(input_json)
         input_json = _read_json(Path(input_json))
     origin = origin or "<input>"
     if not isinstance(input_json, dict):
         raise UsageError(f"{origin}: expected a JSON object")
-    doc = input_json
-    found_compiler = None
-    if isinstance(doc.get("output"), dict) and "contracts" in doc["output"]:  # Hardhat build-info
-        found_compiler = doc.get("solcVersion")
-        if found_compiler is not None and not isinstance(found_compiler, str):
-            raise UsageError(f"{origin}: solcVersion must be a string")
-        doc = doc["output"]
+    return input_json, origin
+
+
+def _contract_layout(doc: dict[str, Any], contract: str | None,
+                     origin: str) -> tuple[str, Any, str | None]:
+    """The contract (SOURCE:NAME), its storageLayout and the compiler the input states, read
+    by the reader of the input's kind."""
+    doc, found_compiler = _unwrap_build_info(doc, origin)
+    name: str | None
     if "contracts" in doc:
         name, layout = _from_standard_json(doc, contract, origin)
         if isinstance(doc.get("version"), str):  # --combined-json states its compiler
             found_compiler = found_compiler or doc["version"]
     elif "storageLayout" in doc:
-        if doc["storageLayout"] is None:
-            raise UsageError(f"{origin}: the artifact's storageLayout is empty")
-        layout = doc["storageLayout"]
-        name = None
-        if isinstance(doc.get("sourceName"), str) and isinstance(doc.get("contractName"), str):
-            name = f"{doc['sourceName']}:{doc['contractName']}"
-        meta = doc.get("metadata")
-        if isinstance(meta, str):
-            try:
-                meta = loads(meta, f"{origin}: metadata", UsageError)
-            except UsageError:
-                meta = None
-        if isinstance(meta, dict):  # Foundry artifacts carry solc's metadata
-            settings = meta.get("settings")
-            target = settings.get("compilationTarget") if isinstance(settings, dict) else None
-            if name is None and isinstance(target, dict) and len(target) == 1:
-                source, target_name = next(iter(target.items()))
-                if isinstance(target_name, str):
-                    name = f"{source}:{target_name}"
-            version = meta.get("compiler")
-            version = version.get("version") if isinstance(version, dict) else None
-            if isinstance(version, str):
-                found_compiler = found_compiler or version
-        comp = doc.get("compiler")
-        if isinstance(comp, dict) and isinstance(comp.get("version"), str):
-            found_compiler = comp["version"]
-        name = name or _declared_contract(_bare(layout, origin)[0])
-        if contract is not None and name is not None and contract not in (
-            name, name.split(":")[-1]
-        ):
-            raise UsageError(f"{origin}: this artifact is {name}, not {contract}")
+        name, layout, found_compiler = _from_artifact(doc, contract, origin)
     elif "storage" in doc:
-        layout = doc
-        name = _declared_contract(_bare(layout, origin)[0])
-        if contract is not None:
-            if name is not None and contract != name:
-                raise UsageError(f"{origin}: the variables are declared by {name}, not {contract}")
-            name = contract
+        name, layout = _from_bare(doc, contract, origin)
     else:
         raise UsageError(
             f"{origin}: not a storage layout, a build artifact with storageLayout, or a solc "
@@ -452,16 +450,72 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
                          "pass --contract SOURCE:NAME")
     if ":" not in name:
         raise UsageError(f"{origin}: contract must be given as SOURCE:NAME, got {name!r}")
-    if compiler is not None and found_compiler is not None and compiler != found_compiler:
-        raise UsageError(f"{origin}: compiled by {found_compiler}, not {compiler}")
-    storage, types = _bare(layout, origin)
-    document = {
-        "format": FORMAT,
-        "contract": name,
-        "compiler": compiler or found_compiler,
-        "storage": storage,
-        "types": types,
-    }
-    if provenance is not None:
-        document["provenance"] = provenance
-    return parse_descriptor(document, origin)
+    return name, layout, found_compiler
+
+
+def _unwrap_build_info(doc: dict[str, Any], origin: str) -> tuple[dict[str, Any], str | None]:
+    """A Hardhat build-info wraps a standard-JSON output and states its solcVersion; anything
+    else is returned as it is."""
+    if not (isinstance(doc.get("output"), dict) and "contracts" in doc["output"]):
+        return doc, None
+    found_compiler = doc.get("solcVersion")
+    if found_compiler is not None and not isinstance(found_compiler, str):
+        raise UsageError(f"{origin}: solcVersion must be a string")
+    output: dict[str, Any] = doc["output"]
+    return output, found_compiler
+
+
+def _from_artifact(doc: dict[str, Any], contract: str | None,
+                   origin: str) -> tuple[str | None, Any, str | None]:
+    """A build artifact with a ``storageLayout`` key (``contracts/build.mjs``, Hardhat,
+    Foundry): the contract it names, its layout, the compiler it states."""
+    if doc["storageLayout"] is None:
+        raise UsageError(f"{origin}: the artifact's storageLayout is empty")
+    layout = doc["storageLayout"]
+    name = None
+    if isinstance(doc.get("sourceName"), str) and isinstance(doc.get("contractName"), str):
+        name = f"{doc['sourceName']}:{doc['contractName']}"
+    target, found_compiler = _artifact_metadata(doc.get("metadata"), origin)
+    name = name or target
+    comp = doc.get("compiler")
+    if isinstance(comp, dict) and isinstance(comp.get("version"), str):
+        found_compiler = comp["version"]
+    name = name or _declared_contract(_bare(layout, origin)[0])
+    if contract is not None and name is not None and contract not in (
+        name, name.split(":")[-1]
+    ):
+        raise UsageError(f"{origin}: this artifact is {name}, not {contract}")
+    return name, layout, found_compiler
+
+
+def _artifact_metadata(meta: Any, origin: str) -> tuple[str | None, str | None]:
+    """Foundry artifacts carry solc's metadata (a JSON string or object): its compilation
+    target as SOURCE:NAME and its compiler version; unreadable metadata states neither."""
+    if isinstance(meta, str):
+        try:
+            meta = loads(meta, f"{origin}: metadata", UsageError)
+        except UsageError:
+            meta = None
+    if not isinstance(meta, dict):
+        return None, None
+    name = None
+    settings = meta.get("settings")
+    target = settings.get("compilationTarget") if isinstance(settings, dict) else None
+    if isinstance(target, dict) and len(target) == 1:
+        source, target_name = next(iter(target.items()))
+        if isinstance(target_name, str):
+            name = f"{source}:{target_name}"
+    version = meta.get("compiler")
+    version = version.get("version") if isinstance(version, dict) else None
+    return name, version if isinstance(version, str) else None
+
+
+def _from_bare(doc: dict[str, Any], contract: str | None, origin: str) -> tuple[str | None, Any]:
+    """A bare storageLayout (``{"storage", "types"}``): the contract its variables are declared
+    by, which ``--contract`` may only confirm (or supply when the variables do not say)."""
+    name = _declared_contract(_bare(doc, origin)[0])
+    if contract is not None:
+        if name is not None and contract != name:
+            raise UsageError(f"{origin}: the variables are declared by {name}, not {contract}")
+        name = contract
+    return name, doc

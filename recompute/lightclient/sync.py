@@ -184,7 +184,9 @@ def has_supermajority(signers: int, size: int) -> bool:
 def validate_light_client_update(store: LightClientStore, update: LightClientUpdate,
                                  current_slot: int) -> None:
     """altair sync-protocol §validate_light_client_update, every assert a one-line
-    ``invalid-consensus-proof`` (or :class:`StaleUpdate` for the relevance check)."""
+    ``invalid-consensus-proof`` (or :class:`StaleUpdate` for the relevance check). The spec's
+    steps in its order; the period, finality and next-sync-committee steps in helpers named
+    after them."""
     network = store.network
     aggregate = update.sync_aggregate
     signers, size = aggregate.participants, len(aggregate.bits)
@@ -210,16 +212,7 @@ def validate_light_client_update(store: LightClientStore, update: LightClientUpd
                       f"{update.signature_slot} > attested {attested_slot} >= finalized "
                       f"{finalized_slot} fails)")
     store_period = store.sync_period
-    signature_period = network.period_at_slot(update.signature_slot)
-    if signature_period < store_period:
-        raise invalid(f"{what}: signed in period {signature_period}, before the store's period "
-                      f"{store_period} (the trusted period)")
-    allowed = (store_period, store_period + 1) if store.next_sync_committee_known else (
-        store_period,)
-    if signature_period not in allowed:
-        raise invalid(f"{what}: signed in period {signature_period}, but the store (period "
-                      f"{store_period}) knows committees only for period(s) "
-                      f"{', '.join(map(str, allowed))}")
+    signature_period = _check_signature_period(store, update, what)
 
     attested_period = network.period_at_slot(attested_slot)
     is_sync_update = is_sync_committee_update(update)
@@ -229,45 +222,80 @@ def validate_light_client_update(store: LightClientStore, update: LightClientUpd
         raise StaleUpdate(f"{what}: not newer than the finalized header (slot "
                           f"{store.finalized_header.slot}) and brings no new sync committee")
 
-    if not is_finality_update(update):
-        if not update.finalized_header.is_empty():
-            raise invalid(f"{what}: a finalized header without a finality branch")
-    else:
-        if finalized_slot == GENESIS_SLOT:
-            if not update.finalized_header.is_empty():
-                raise invalid(f"{what}: a finalized header at the genesis slot must be empty")
-            finalized_root = bytes(32)
-        else:
-            if not is_valid_light_client_header(network, update.finalized_header):
-                raise invalid(f"{what}: execution branch of the finalized header (slot "
-                              f"{finalized_slot}) does not verify")
-            finalized_root = update.finalized_header.beacon_root
-        if not is_valid_normalized_merkle_branch(
-            leaf=finalized_root,
-            branch=update.finality_branch,
-            gindex=finalized_root_gindex_at_slot(network, attested_slot),
-            root=bytes(attested.beacon.state_root),
-        ):
-            raise invalid(f"{what}: finality_branch does not verify")
-
-    if not is_sync_update:
-        if not update.next_sync_committee.is_zero():
-            raise invalid(f"{what}: a next sync committee without a branch")
-    else:
-        if (attested_period == store_period and store.next_sync_committee_known
-                and update.next_sync_committee.root != store.next_sync_committee.root):
-            raise invalid(f"{what}: next sync committee differs from the one already known")
-        if not is_valid_normalized_merkle_branch(
-            leaf=update.next_sync_committee.root,
-            branch=update.next_sync_committee_branch,
-            gindex=next_sync_committee_gindex_at_slot(network, attested_slot),
-            root=bytes(attested.beacon.state_root),
-        ):
-            raise invalid(f"{what}: next_sync_committee_branch does not verify")
+    _check_finality_branch(network, update, what)
+    _check_next_sync_committee_branch(store, update, is_sync_update, attested_period, what)
 
     committee = (store.current_sync_committee if signature_period == store_period
                  else store.next_sync_committee)
     verify_sync_aggregate(network, update, committee)
+
+
+def _check_signature_period(store: LightClientStore, update: LightClientUpdate,
+                            what: str) -> int:
+    """§validate_light_client_update "Verify update does not skip a sync committee period":
+    the signature's period is the store's, or the next when its committee is known."""
+    store_period = store.sync_period
+    signature_period = store.network.period_at_slot(update.signature_slot)
+    if signature_period < store_period:
+        raise invalid(f"{what}: signed in period {signature_period}, before the store's period "
+                      f"{store_period} (the trusted period)")
+    allowed = (store_period, store_period + 1) if store.next_sync_committee_known else (
+        store_period,)
+    if signature_period not in allowed:
+        raise invalid(f"{what}: signed in period {signature_period}, but the store (period "
+                      f"{store_period}) knows committees only for period(s) "
+                      f"{', '.join(map(str, allowed))}")
+    return signature_period
+
+
+def _check_finality_branch(network: Network, update: LightClientUpdate, what: str) -> None:
+    """§validate_light_client_update "Verify that the finality_branch, if present, confirms
+    finalized_header to match the finalized checkpoint root saved in the state of
+    attested_header"."""
+    finalized_slot = update.finalized_header.slot
+    if not is_finality_update(update):
+        if not update.finalized_header.is_empty():
+            raise invalid(f"{what}: a finalized header without a finality branch")
+        return
+    if finalized_slot == GENESIS_SLOT:
+        if not update.finalized_header.is_empty():
+            raise invalid(f"{what}: a finalized header at the genesis slot must be empty")
+        finalized_root = bytes(32)
+    else:
+        if not is_valid_light_client_header(network, update.finalized_header):
+            raise invalid(f"{what}: execution branch of the finalized header (slot "
+                          f"{finalized_slot}) does not verify")
+        finalized_root = update.finalized_header.beacon_root
+    attested = update.attested_header
+    if not is_valid_normalized_merkle_branch(
+        leaf=finalized_root,
+        branch=update.finality_branch,
+        gindex=finalized_root_gindex_at_slot(network, attested.slot),
+        root=bytes(attested.beacon.state_root),
+    ):
+        raise invalid(f"{what}: finality_branch does not verify")
+
+
+def _check_next_sync_committee_branch(store: LightClientStore, update: LightClientUpdate,
+                                      is_sync_update: bool, attested_period: int,
+                                      what: str) -> None:
+    """§validate_light_client_update "Verify that the next_sync_committee, if present,
+    actually is the next sync committee saved in the state of the attested_header"."""
+    if not is_sync_update:
+        if not update.next_sync_committee.is_zero():
+            raise invalid(f"{what}: a next sync committee without a branch")
+        return
+    if (attested_period == store.sync_period and store.next_sync_committee_known
+            and update.next_sync_committee.root != store.next_sync_committee.root):
+        raise invalid(f"{what}: next sync committee differs from the one already known")
+    attested = update.attested_header
+    if not is_valid_normalized_merkle_branch(
+        leaf=update.next_sync_committee.root,
+        branch=update.next_sync_committee_branch,
+        gindex=next_sync_committee_gindex_at_slot(store.network, attested.slot),
+        root=bytes(attested.beacon.state_root),
+    ):
+        raise invalid(f"{what}: next_sync_committee_branch does not verify")
 
 
 def verify_sync_aggregate(network: Network, update: LightClientUpdate,

@@ -364,34 +364,56 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     results: list[Any] = [None] * len(jobs)
     answers: dict[int, Any] = {i: None for i in range(len(jobs))}
     while answers:
-        requests: dict[int, Any] = {}
-        for i, answer in answers.items():
-            try:
-                requests[i] = plans[i].send(answer)
-            except StopIteration as done:
-                results[i] = done.value
-            except (Unverifiable, UsageError) as exc:
-                results[i] = exc
-        answers = {}
-        reads = {i: r for i, r in requests.items() if isinstance(r, Reads)}
-        for i, answer in _combined_reads(block, jobs, runners, reads, carry).items():
+        requests = _next_requests(plans, answers, results)
+        answers = _answer_round(block, jobs, runners, requests, carry, results)
+    return _outcomes(block, jobs, runners, results)
+
+
+def _next_requests(plans: list, answers: dict[int, Any], results: list[Any]) -> dict[int, Any]:
+    """Each job's plan given its answer: its next request, or its result (a derivation, or the
+    exception that ended it) put in ``results``."""
+    requests: dict[int, Any] = {}
+    for i, answer in answers.items():
+        try:
+            requests[i] = plans[i].send(answer)
+        except StopIteration as done:
+            results[i] = done.value
+        except (Unverifiable, UsageError) as exc:
+            results[i] = exc
+    return requests
+
+
+def _answer_round(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
+                  requests: dict[int, Any], carry: Carry, results: list[Any]) -> dict[int, Any]:
+    """One round's answers: layout reads combined per contract, then raw slots combined per
+    contract, then every other request by its own runner. A job whose request failed gets the
+    exception in ``results`` and no answer."""
+    answers: dict[int, Any] = {}
+
+    def take(combined: dict[int, Any]) -> None:
+        for i, answer in combined.items():
             if isinstance(answer, Exception):
                 results[i] = answer
             else:
                 answers[i] = answer
-        raw = {i: r for i, r in requests.items() if isinstance(r, Slots)}
-        for i, answer in _combined_slots(block, jobs, runners, raw, carry).items():
-            if isinstance(answer, Exception):
-                results[i] = answer
-            else:
-                answers[i] = answer
-        for i, request in requests.items():
-            if i in reads or i in raw:
-                continue
-            try:
-                answers[i] = runners[i].answer(request, jobs[i].recipe)
-            except (Unverifiable, UsageError) as exc:
-                results[i] = exc
+
+    reads = {i: r for i, r in requests.items() if isinstance(r, Reads)}
+    take(_combined_reads(block, jobs, runners, reads, carry))
+    raw = {i: r for i, r in requests.items() if isinstance(r, Slots)}
+    take(_combined_slots(block, jobs, runners, raw, carry))
+    for i, request in requests.items():
+        if i in reads or i in raw:
+            continue
+        try:
+            answers[i] = runners[i].answer(request, jobs[i].recipe)
+        except (Unverifiable, UsageError) as exc:
+            results[i] = exc
+    return answers
+
+
+def _outcomes(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
+              results: list[Any]) -> list[Outcome | Exception]:
+    """Each job's outcome from its derivation, or the exception in its place."""
     out: list[Outcome | Exception] = []
     for job, runner, result in zip(jobs, runners, results, strict=True):
         if not isinstance(result, Exception):
