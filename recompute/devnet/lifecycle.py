@@ -147,6 +147,13 @@ def _stop_pid(pid: int, timeout: float) -> None:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return
+    if not _gone_within(pid, timeout):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _gone_within(pid: int, timeout: float) -> bool:
+    """Wait (reaping it if it is our child) until process ``pid`` has exited; False if it is
+    still running after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -154,9 +161,9 @@ def _stop_pid(pid: int, timeout: float) -> None:
         except ChildProcessError:
             waited = 0
         if waited == pid or not _pid_alive(pid):
-            return
+            return True
         time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
+    return False
 
 
 def _stop_beacon(state_dir: Path) -> None:
@@ -188,16 +195,7 @@ def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
         (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
         return False
     os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            waited, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            waited = 0
-        if waited == pid or not _pid_alive(pid):
-            break
-        time.sleep(0.05)
-    else:
+    if not _gone_within(pid, timeout):
         os.kill(pid, signal.SIGKILL)
     (state_dir / "anvil.pid").unlink(missing_ok=True)
     return True

@@ -21,22 +21,38 @@ from recompute.watch.evaluate import Line
 HOOK_TIMEOUT = 60.0
 
 
+class HealthTransitions:
+    """Per check, whether its last verified line was unhealthy: :meth:`change` says when a line
+    turns a check ``"unhealthy"`` or ``"healthy"`` again (None otherwise, and for lines with no
+    verdict on health), so alerts fire once per transition, not once per block."""
+
+    def __init__(self) -> None:
+        self._unhealthy: dict[str, bool] = {}
+
+    def change(self, line: Line) -> str | None:
+        if line.healthy is None:
+            return None
+        was = self._unhealthy.get(line.check, False)
+        self._unhealthy[line.check] = not line.healthy
+        if not line.healthy and not was:
+            return "unhealthy"
+        if line.healthy and was:
+            return "healthy"
+        return None
+
+
 class OnBad:
     def __init__(self, command: str, note: Callable[[str], None]):
         self.command = command
         self.note = note
-        self._unhealthy: dict[str, bool] = {}
+        self._health = HealthTransitions()
         self._queue: queue.Queue = queue.Queue()
         self._worker = threading.Thread(target=self._run, name="watch-on-bad", daemon=True)
         self._worker.start()
         self.fired = 0
 
     def observe(self, line: Line) -> None:
-        if line.healthy is None:
-            return
-        was = self._unhealthy.get(line.check, False)
-        self._unhealthy[line.check] = not line.healthy
-        if not line.healthy and not was:
+        if self._health.change(line) == "unhealthy":
             self.fired += 1
             self._queue.put(line)
 

@@ -29,6 +29,7 @@ import requests
 from recompute.core.errors import UsageError
 from recompute.sources.rpc import check_url
 from recompute.watch.evaluate import Line
+from recompute.watch.hooks import HealthTransitions
 
 FORMATS = ("json", "slack")
 TIMEOUT = 5.0
@@ -67,7 +68,7 @@ class Webhook:
         self.fmt = fmt
         self.timeout = timeout
         self.attempts = attempts
-        self._unhealthy: dict[str, bool] = {}
+        self._health = HealthTransitions()
         self._queue: queue.Queue = queue.Queue()
         self._session = requests.Session()
         self._worker = threading.Thread(target=self._run, name="watch-webhook", daemon=True)
@@ -75,14 +76,9 @@ class Webhook:
         self.sent = 0
 
     def observe(self, line: Line) -> None:
-        if line.healthy is None:
-            return
-        was = self._unhealthy.get(line.check, False)
-        self._unhealthy[line.check] = not line.healthy
-        if not line.healthy and not was:
-            self._queue.put((line, "unhealthy"))
-        elif line.healthy and was:
-            self._queue.put((line, "healthy"))
+        turned = self._health.change(line)
+        if turned is not None:
+            self._queue.put((line, turned))
 
     def close(self, timeout: float = 20.0) -> None:
         """Let queued POSTs finish (at most ``timeout`` seconds)."""
