@@ -7,8 +7,6 @@ wrote, never from the verifier.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from recompute.devnet.anvil import Anvil, rpc_call
 from recompute.devnet.contracts import connect, deploy
 from recompute.sources.live import LiveSource
 from tests.cli import run_cli
+from tests.rpcproxy import RpcProxy, rewrite_proofs
 
 ARTIFACTS = str(Path(__file__).parent / "artifacts")
 GENESIS_TS = 1767225600
@@ -171,39 +170,6 @@ def test_pruned_history_is_state_unavailable():
     assert "archive node" in out["detail"]
 
 
-class _LyingProxy:
-    """A real HTTP hop in front of anvil that rewrites eth_getProof answers."""
-
-    def __init__(self, upstream: str, rewrite):
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                request = json.loads(body)
-                reply = {"jsonrpc": "2.0", "id": request.get("id")}
-                try:
-                    reply["result"] = rpc_call(upstream, request["method"], request["params"])
-                except RuntimeError as exc:
-                    reply["error"] = {"code": -32000, "message": str(exc)}
-                if request["method"] == "eth_getProof" and "result" in reply:
-                    rewrite(reply["result"])
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        proxy.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def _flip_last_node(answer):
@@ -220,7 +186,7 @@ def _flip_last_node(answer):
 ])
 def test_a_lying_node_gives_unverifiable_never_good_or_bad(chain, rewrite, reason):
     node, w3, box = chain
-    proxy = _LyingProxy(node.url, rewrite)
+    proxy = RpcProxy(node.url, rewrite_proofs(rewrite))
     try:
         for expect in ("0=0x38", "0=0x39"):
             result = run_cli("proof", "--rpc", proxy.url, "--block", "latest",

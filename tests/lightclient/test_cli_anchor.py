@@ -12,7 +12,7 @@ import pytest
 from recompute.devnet.anvil import Anvil, rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
 from recompute.devnet.contracts import connect, deploy
-from tests.lightclient.rpcproxy import RpcProxy, refuse
+from tests.rpcproxy import RpcProxy, refuse
 
 ARTIFACTS = str(Path(__file__).parents[1] / "core" / "artifacts")
 

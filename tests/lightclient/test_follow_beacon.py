@@ -17,7 +17,7 @@ import pytest
 from recompute.core.header import Header
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
-from tests.lightclient.rpcproxy import RpcProxy
+from tests.rpcproxy import RpcProxy
 from tests.watch.meters import honest_key_check, start_meters_chain
 from tests.watch.watchproc import Watch, write_config
 

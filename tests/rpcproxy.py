@@ -1,5 +1,5 @@
 """A real HTTP hop in front of anvil whose answers a test may rewrite: a node that refuses a
-method, or lies in it (fixture helpers, not imported from conftest)."""
+method, or lies in it (the one lying node of the tests: core and light-client tests use it)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,17 @@ def refuse(method_name: str) -> Rewrite:
         if method == method_name:
             return {"jsonrpc": "2.0", "id": reply["id"],
                     "error": {"code": -32601, "message": f"the method {method} does not exist"}}
+        return reply
+
+    return rewrite
+
+
+def rewrite_proofs(lie: Callable[[dict], object]) -> Rewrite:
+    """A node that lies in its ``eth_getProof`` answers: ``lie`` edits each one in place."""
+
+    def rewrite(method: str, params: list, reply: dict) -> dict:
+        if method == "eth_getProof" and "result" in reply:
+            lie(reply["result"])
         return reply
 
     return rewrite
