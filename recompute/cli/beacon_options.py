@@ -14,23 +14,17 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
-from recompute.core.source import ProofSource
-from recompute.lightclient import (
-    NETWORKS,
-    LightClientStore,
-    Network,
-    load_network,
-    network_by_name,
-)
-from recompute.lightclient.anchor import TAGS, by_light_client
-from recompute.lightclient.persist import MAX_STORE_BYTES, store_from_json, store_to_json
-from recompute.sources.beacon import BeaconClient, catch_up, check_beacon_url, sync_light_client
+
+if TYPE_CHECKING:
+    from recompute.core.anchor import AnchoredBlock
+    from recompute.core.source import ProofSource
+    from recompute.lightclient import LightClientStore, Network
 
 _META = "recompute.light_client"
 
@@ -79,6 +73,8 @@ def light_client_request() -> LightClientRequest | None:
         if others:
             raise UsageError(f"{others[0]} goes with --beacon URL (the light-client anchor)")
         return None
+    from recompute.sources.beacon import check_beacon_url
+
     check_beacon_url(beacon)
     if given.get("trusted_root") is None:
         raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you trust)")
@@ -89,6 +85,8 @@ def light_client_request() -> LightClientRequest | None:
 
 
 def parse_network(text: str | None) -> Network:
+    from recompute.lightclient import NETWORKS, load_network, network_by_name
+
     if text is None:
         return network_by_name("mainnet")
     if text in NETWORKS:  # a built-in name wins over a file of that name
@@ -100,6 +98,8 @@ def parse_network(text: str | None) -> Network:
 
 def parse_lc_block(text: str | None) -> int | str | None:
     """--block under the light client: N, finalized (the default), safe or latest."""
+    from recompute.lightclient.anchor import TAGS
+
     if text is None or text in TAGS:
         return text
     if text == "earliest":
@@ -114,6 +114,8 @@ def parse_lc_block(text: str | None) -> int | str | None:
 def load_store(request: LightClientRequest) -> LightClientStore | None:
     """The store kept at --lc-store, if there is one (bounded; refused in one line when it
     is for another trusted root or network)."""
+    from recompute.lightclient.persist import MAX_STORE_BYTES, store_from_json
+
     path = request.store_path
     if path is None or not path.exists():
         return None
@@ -130,6 +132,8 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
 
 
 def save_store(request: LightClientRequest, store: LightClientStore) -> None:
+    from recompute.lightclient.persist import store_to_json
+
     path = request.store_path
     if path is None:
         return
@@ -144,6 +148,8 @@ class LightClientSession:
     (the next finality and optimistic updates), saving the store to --lc-store each time."""
 
     def __init__(self, request: LightClientRequest, clock=time.time):
+        from recompute.sources.beacon import BeaconClient
+
         self.request = request
         self.clock = clock
         self.client = BeaconClient(request.beacon)
@@ -153,6 +159,8 @@ class LightClientSession:
         return self.request.network.slot_at_time(self.clock())
 
     def sync(self) -> LightClientStore:
+        from recompute.sources.beacon import catch_up, sync_light_client
+
         if self.store is None:
             self.store = sync_light_client(self.client, self.request.network,
                                            self.request.trusted_root,
@@ -170,6 +178,8 @@ class LightClientSession:
 def light_client_anchor(source: ProofSource, request: LightClientRequest,
                         block_text: str | None) -> AnchoredBlock:
     """Sync, then anchor ``--block`` (finalized by default) by the light client."""
+    from recompute.lightclient.anchor import by_light_client
+
     block = parse_lc_block(block_text)
     session = LightClientSession(request)
     try:

@@ -315,7 +315,30 @@ def _load_user_module(path: Path) -> None:
             raise UsageError(f"recipe module {file} failed to load: {exc}") from None
 
 
+# area -> the bundled module that registers that area's recipes: ``get_recipe`` imports only
+# the one a name needs when no user recipes are given (one cold verdict does not pay for every
+# recipe module; README §Performance). tests/core/test_cold_imports.py keeps it equal to what
+# the modules register.
+BUNDLED_AREAS: dict[str, str] = {"8312": "erc8312", "amm": "amm", "sai": "sai"}
+
+
+def _bundled_only(name: str, extra: list[str] | None) -> Recipe | None:
+    """The bundled recipe ``name`` from its area's module alone; None when user recipes are
+    given (they load everything, so that a clash of names is still refused) or the name is
+    not a bundled one."""
+    if extra or os.environ.get("RECOMPUTE_RECIPES"):
+        return None
+    module = BUNDLED_AREAS.get(name.partition("/")[0])
+    if module is None:
+        return None
+    importlib.import_module(f"recompute.recipes.{module}")
+    return _REGISTRY.get(name)
+
+
 def get_recipe(name: str, extra: list[str] | None = None) -> Recipe:
+    recipe = _bundled_only(name, extra)
+    if recipe is not None:
+        return recipe
     recipes = load_recipes(extra)
     if name not in recipes:
         raise UsageError(
