@@ -23,9 +23,7 @@ Recipes register themselves with :func:`register`; the bundled ones live in the 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
-import pkgutil
 import re
 import sys
 from collections.abc import Callable, Generator
@@ -285,6 +283,8 @@ def register(cls: type[Recipe]) -> type[Recipe]:
 
 def load_recipes(extra: list[str] | None = None) -> dict[str, Recipe]:
     """The bundled recipes (package ``recipes``) plus a user's modules or folders."""
+    import pkgutil
+
     bundled = importlib.import_module("recompute.recipes")
     for info in pkgutil.iter_modules(bundled.__path__):
         importlib.import_module(f"recompute.recipes.{info.name}")
@@ -298,6 +298,8 @@ def load_recipes(extra: list[str] | None = None) -> dict[str, Recipe]:
 
 
 def _load_user_module(path: Path) -> None:
+    import importlib.util
+
     files = sorted(path.glob("*.py")) if path.is_dir() else [path]
     if not files or not all(f.is_file() for f in files):
         raise UsageError(f"--recipes {path}: no such recipe module or folder")
