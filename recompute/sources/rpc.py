@@ -154,15 +154,18 @@ def post(connection: http.client.HTTPConnection, url: str, body: bytes,
     connection.request("POST", path, body=body, headers={"Content-Type": "application/json"})
     _remaining(connection, deadline)
     response = connection.getresponse()
-    chunks, size = [], 0
+    chunks, size, whole = [], 0, False
     while size <= MAX_ANSWER_BYTES:
         _remaining(connection, deadline)
         chunk = response.read1(1 << 16)
         if not chunk:
+            whole = True
             break
         chunks.append(chunk)
         size += len(chunk)
-    keep = size <= MAX_ANSWER_BYTES and response.isclosed() and not response.will_close
+    if whole:  # read1 leaves an answer read to its end open: close it, the connection stays
+        response.close()
+    keep = whole and response.isclosed() and not response.will_close
     return response.status, b"".join(chunks), keep
 
 

@@ -94,3 +94,44 @@ def test_an_unparseable_answer_is_rpc_malformed(body, words):
 def test_an_honest_answer_still_parses():
     with _Server(answering(b'{"jsonrpc":"2.0","id":1,"result":"0x7a69"}')) as server:
         assert LiveSource(server.url).chain_id() == 31337
+
+
+def _counting(close: bool):
+    """An HTTP/1.1 handler answering eth_chainId; ``connections`` counts the TCP connections
+    it was handed; with ``close`` every answer says ``Connection: close``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        connections = 0
+
+        def log_message(self, *args):
+            pass
+
+        def setup(self):
+            type(self).connections += 1
+            super().setup()
+
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = b'{"jsonrpc": "2.0", "id": 1, "result": "0x7a69"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            if close:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+@pytest.mark.parametrize("close, expected", [(False, 1), (True, 3)])
+def test_one_kept_alive_connection_unless_the_server_closes_it(close, expected):
+    # three requests on one connection (README §Performance: the cold verdict's 3 calls); a
+    # server that says Connection: close gets a new connection per request, and each answer
+    # is still read whole
+    handler = _counting(close)
+    with _Server(handler) as server:
+        source = LiveSource(server.url, timeout=5)
+        assert [source.client.request("eth_chainId", []) for _ in range(3)] == ["0x7a69"] * 3
+    assert handler.connections == expected
