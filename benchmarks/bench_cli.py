@@ -6,7 +6,8 @@ a test.
 
 Setup: a fresh anvil with a HeadroomMeter whose envelope is the ERC-8312 thread's
 (0x48e9…b041: portfolio 10000, cap 8000), plus --keys opened envelopes. Measured, best of
---repeat, all in this one run:
+--repeat, all in this one run (the fresh processes of (a)-(c) in turns, so that a burst of load
+on a shared machine falls on all of them alike):
   (a) cold CLI: ``recompute step 8312/cap-conservation RPC ADDR KEY struct:2:2:1`` (the
       thread's command) as a fresh process, to its exit, three ways:
       - the user's case: the wheel built from this checkout, installed in a fresh virtualenv
@@ -127,8 +128,10 @@ def wheel_venv(work: Path) -> Path:
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     wheel = next(dist.glob("recompute-*.whl"))
+    # without PYTHONPATH: the checkout's recompute.egg-info would read as "already installed"
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-c",
-                    str(ROOT / "constraints.txt"), str(wheel)], check=True, capture_output=True)
+                    str(ROOT / "constraints.txt"), str(wheel)], check=True, capture_output=True,
+                   env=user_env())
     return venv
 
 
@@ -173,39 +176,50 @@ def raw_three(session: requests.Session, url: str, address: str, keys: list[str]
     ask("eth_getProof", [address, keys, {"blockHash": block["hash"]}])
 
 
+def interleaved(repeat: int, runs: dict) -> dict:
+    """Best of ``repeat`` for each of ``runs`` (name -> function), taken in turns, so that a
+    burst of load on a shared machine falls on every figure alike, not on one."""
+    times: dict = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, fn in runs.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(values) for name, values in times.items()}
+
+
 def cold(args, work: Path, url: str, address: str, slot: str) -> dict:
-    """(a), (b), (c): fresh processes to their exit."""
-    figures: dict = {}
+    """(a), (b), (c): fresh processes to their exit, measured in turns."""
     argv = [CAP, url, address, ENVELOPE, "struct:2:2:1"]
     checkout = [sys.executable, "-m", "recompute", "step", *argv]
-    cached = checkout_env(work / "pycache")
-    ours = json.loads(run(*checkout, "--json", env=cached))
-    figures["cold_cli_s"] = best(args.repeat, lambda: run(*checkout, env=cached))
-    given = checkout_env(None)
-    figures["cold_cli_as_given_s"] = best(args.repeat, lambda: run(*checkout, env=given))
-    figures["cold_floor_s"] = best(args.repeat, lambda: run(
-        sys.executable, "-c", FLOOR, url, address, slot, env=cached))
-    figures["python_start_s"] = best(args.repeat, lambda: run(sys.executable, "-c", "pass",
-                                                              env=cached))
+    cached, given = checkout_env(work / "pycache"), checkout_env(None)
+    ours = json.loads(run(*checkout, "--json", env=cached))  # also writes the bytecode
+    runs = {
+        "cold_cli_s": lambda: run(*checkout, env=cached),
+        "cold_cli_as_given_s": lambda: run(*checkout, env=given),
+        "cold_floor_s": lambda: run(sys.executable, "-c", FLOOR, url, address, slot,
+                                    env=cached),
+        "python_start_s": lambda: run(sys.executable, "-c", "pass", env=cached),
+    }
+    skipped = {}
     if args.no_wheel:
-        figures["cold_cli_wheel_s"] = figures["python_start_wheel_s"] = "skipped"
+        skipped["cold_cli_wheel_s"] = skipped["python_start_wheel_s"] = "skipped"
     else:
         venv = args.wheel_venv or wheel_venv(work)
+        if not (venv / "bin" / "recompute").is_file():
+            raise SystemExit(f"{venv}: no recompute installed in this virtualenv")
         installed, python = str(venv / "bin" / "recompute"), str(venv / "bin" / "python")
         env = user_env()
         run(installed, "step", *argv, env=env, cwd=work)
-        figures["cold_cli_wheel_s"] = best(args.repeat, lambda: run(
-            installed, "step", *argv, env=env, cwd=work))
-        figures["python_start_wheel_s"] = best(args.repeat, lambda: run(
-            python, "-c", "pass", env=env, cwd=work))
+        runs["cold_cli_wheel_s"] = lambda: run(installed, "step", *argv, env=env, cwd=work)
+        runs["python_start_wheel_s"] = lambda: run(python, "-c", "pass", env=env, cwd=work)
     kit = kit_tools(args.kit_bin)
     if kit is None:
-        figures["recompute_kit_s"] = "skipped"
+        skipped["recompute_kit_s"] = "skipped"
     else:
-        figures["kit_agrees"] = kit_verdict(kit, argv, ours)
-        figures["recompute_kit_s"] = best(args.repeat, lambda: run(
-            "recompute-step", *argv, env=kit, cwd=work))
-    return figures
+        skipped["kit_agrees"] = kit_verdict(kit, argv, ours)
+        runs["recompute_kit_s"] = lambda: run("recompute-step", *argv, env=kit, cwd=work)
+    return {**interleaved(args.repeat, runs), **skipped}
 
 
 def main() -> None:
