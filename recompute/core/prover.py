@@ -179,26 +179,64 @@ def verify_account_proof(
         )
     storage: dict[int, int] = {}
     root = account.storage_root
+    exists = account.exists
     for slot, entry in zip(slots, entries, strict=True):
         if not isinstance(entry, dict):
             raise _malformed("a storageProof entry is not an object")
-        key = parse_quantity(entry.get("key"), "storageProof.key", _malformed)
-        if key != slot:
-            raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
+        key = slot.to_bytes(32, "big")
+        _check_key(entry.get("key"), key, slot)
         proof = entry.get("proof")
-        if not account.exists and proof not in ([], ["0x80"]):
+        if not exists and proof not in ([], ["0x80"]):
             raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
-        raw = verify(root, keccak256(slot.to_bytes(32, "big")), proof, cache)
-        value = 0 if raw is None else _decode_slot_value(raw, slot)
-        claimed = parse_quantity(entry.get("value"), "storageProof.value", _malformed)
-        if claimed != value:
-            raise _inconsistent(
-                f"slot {slot:#x}: the node says value {claimed:#x} but its proof shows {value:#x}"
-            )
+        claimed = entry.get("value")
+        number, claim = _claimed_leaf_value(claimed)
+        raw = verify(root, keccak256(key), proof, cache, claim)
+        if raw is not None and raw is claim:  # the proof's leaf holds exactly what is claimed
+            value = number
+        else:
+            value = 0 if raw is None else _decode_slot_value(raw, slot)
+            if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
+                _check_value(claimed, value, slot)
         storage[slot] = value
     if stats is not None:
         stats.nodes_hashed += cache.hashed - hashed_before
     return ProvenAccount(_SEAL, block, address, fields, storage)
+
+
+def _check_key(text: object, key: bytes, slot: int) -> None:
+    """The entry's ``key`` names the slot asked for. Nodes echo the key as it was asked (64
+    digits, compared as text: no parsing); any other spelling is parsed and compared."""
+    if text != "0x" + key.hex():
+        claimed = parse_quantity(text, "storageProof.key", _malformed)
+        if claimed != slot:
+            raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
+
+
+def _claimed_leaf_value(text: object) -> tuple[int, bytes | None]:
+    """What a storage leaf holds if the node's claim is true: ``(value, rlp(value))``, for a
+    claim written canonically (``hex(value)``) and 1 <= value < 2**256; else ``(0, None)``.
+    :func:`recompute.core.mpt.verify` uses it to check that leaf by its hash alone."""
+    if text.__class__ is not str:
+        return 0, None
+    try:
+        number = int(text, 16)
+    except ValueError:
+        return 0, None
+    if not 0 < number < 1 << 256 or hex(number) != text:
+        return 0, None
+    if number < 0x80:
+        return number, bytes((number,))
+    body = number.to_bytes((number.bit_length() + 7) // 8, "big")
+    return number, bytes((0x80 + len(body),)) + body
+
+
+def _check_value(text: object, value: int, slot: int) -> None:
+    """The entry's ``value``, spelled otherwise than ``hex(value)``, still means ``value``."""
+    claimed = parse_quantity(text, "storageProof.value", _malformed)
+    if claimed != value:
+        raise _inconsistent(
+            f"slot {slot:#x}: the node says value {claimed:#x} but its proof shows {value:#x}"
+        )
 
 
 def _decode_account(leaf: bytes) -> AccountFields:
