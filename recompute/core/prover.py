@@ -82,8 +82,15 @@ class ProofStats:
 
 
 # Keys per eth_getProof: the request stays far below anvil's 2 MiB body limit (69 bytes a
-# key) and the answer near 8 MiB (a storage proof is 5-8 nodes of up to 532 bytes, as hex).
-PROOF_CHUNK = 1024
+# key) and the answer near 7 MiB (a storage proof is 5-8 nodes of up to 532 bytes, as hex).
+# Chosen by measurement (benchmarks/bench_proofs.py, README §Speed): a node pays a fixed cost
+# per request (anvil rebuilds the account's storage trie), so 2,048 beats 1,024; above ~2,500
+# anvil slows down per key.
+PROOF_CHUNK = 2048
+# Requests in flight at once for one account, for a source that says it takes them
+# (``max_in_flight``, e.g. LiveSource: one kept-alive connection per thread): anvil answers
+# two at once on two cores. Memory is bounded by (in flight + 1) answers, whatever N.
+PROOF_IN_FLIGHT = 2
 
 
 def prove_account(
@@ -97,9 +104,10 @@ def prove_account(
     ``address`` and every slot in ``slots``, and verify all of it.
 
     More than :data:`PROOF_CHUNK` slots are asked in chunks, each a complete eth_getProof
-    answer verified on its own against the block's stateRoot; the next chunk is fetched (one
-    helper thread) while the current one is verified, and no answer is kept once verified,
-    so memory is flat in the number of slots (only the proven values remain)."""
+    answer verified on its own against the block's stateRoot; the next chunks are fetched
+    (:data:`PROOF_IN_FLIGHT` helper threads, one unless the source takes more) while the
+    current one is verified, and no answer is kept once verified, so memory is flat in the
+    number of slots (only the proven values remain)."""
     wanted = list(dict.fromkeys(slots))  # unique, in the order asked
     for slot in wanted:
         if not 0 <= slot < 1 << 256:
@@ -116,18 +124,23 @@ def prove_account(
 
 def _prove_chunked(block: AnchoredBlock, address: bytes, wanted: list[int],
                    source: ProofSource, stats: ProofStats | None) -> ProvenAccount:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     chunks = [wanted[i : i + PROOF_CHUNK] for i in range(0, len(wanted), PROOF_CHUNK)]
+    in_flight = max(1, min(PROOF_IN_FLIGHT, getattr(source, "max_in_flight", 1)))
     storage: dict[int, int] = {}
     first: ProvenAccount | None = None
-    pool = ThreadPoolExecutor(1, thread_name_prefix="recompute-prefetch")
+    pool = ThreadPoolExecutor(in_flight, thread_name_prefix="recompute-prefetch")
     try:
-        pending = pool.submit(source.get_proof, address, chunks[0], block.hash)
+        pending: list[Future[dict[str, Any]]] = [
+            pool.submit(source.get_proof, address, chunk, block.hash)
+            for chunk in chunks[:in_flight]
+        ]
         for i, chunk in enumerate(chunks):
-            answer = pending.result()
-            if i + 1 < len(chunks):
-                pending = pool.submit(source.get_proof, address, chunks[i + 1], block.hash)
+            answer = pending.pop(0).result()
+            if i + in_flight < len(chunks):
+                pending.append(pool.submit(source.get_proof, address, chunks[i + in_flight],
+                                           block.hash))
             if stats is not None:
                 stats.requests += 1
                 stats.slots += len(chunk)
