@@ -197,7 +197,9 @@ def verify_account_proof(
         if not isinstance(entry, dict):
             raise _malformed("a storageProof entry is not an object")
         key = slot.to_bytes(32, "big")
-        _check_key(entry.get("key"), key, slot)
+        key_text = entry.get("key")
+        if key_text != "0x" + key.hex():  # nodes echo the 64 digits asked: compared as text
+            _check_key(key_text, slot)
         proof = entry.get("proof")
         if not exists and proof not in ([], ["0x80"]):
             raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
@@ -216,13 +218,11 @@ def verify_account_proof(
     return ProvenAccount(_SEAL, block, address, fields, storage)
 
 
-def _check_key(text: object, key: bytes, slot: int) -> None:
-    """The entry's ``key`` names the slot asked for. Nodes echo the key as it was asked (64
-    digits, compared as text: no parsing); any other spelling is parsed and compared."""
-    if text != "0x" + key.hex():
-        claimed = parse_quantity(text, "storageProof.key", _malformed)
-        if claimed != slot:
-            raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
+def _check_key(text: object, slot: int) -> None:
+    """The entry's ``key``, spelled otherwise than the 64 digits asked, still names ``slot``."""
+    claimed = parse_quantity(text, "storageProof.key", _malformed)
+    if claimed != slot:
+        raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
 
 
 def _claimed_leaf_value(text: object) -> tuple[int, bytes | None]:
