@@ -2,13 +2,14 @@
 lower bound, all in one process on one corpus, at several sizes. A script, not a test.
 
     .venv/bin/python benchmarks/bench_proofs.py [--sizes 2000,10000,50000] [--batch 500]
-                                                [--repeat 5] [--sweep]
+                                                [--repeat 5] [--sweep] [--fill N]
 
 (a)-(c) are timed in CPU seconds of this process (they do no I/O; on a shared machine wall
-time would count other processes), (d)-(e) in wall time (anvil works in its own process).
+time would count other processes), (d)-(f) in wall time (anvil works in its own process).
 Corpus: SlotBox (tests/core/contracts) on a fresh anvil, its mapping filled with max(sizes)
-slots; for each size N, the first N slots proven in batches of --batch keys per eth_getProof
-(as a user asks for them), plus the real go-ethereum fixture proof. Timed, best of --repeat,
+slots (or --fill N: anvil's cost per key grows with the account's storage); for each size N,
+the first N slots proven in batches of --batch keys per eth_getProof (as a user asks them),
+plus the real go-ethereum fixture proof. Timed, best of --repeat,
 the process-wide node cache emptied before every run (no run profits from the previous one):
   (a) recompute: verify_account_proof on each answer (shared nodes hashed/decoded once);
   (b) naive, as the web3.py docs show it: per slot, hex-decode and rlp-decode the proof
@@ -117,6 +118,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,10000,50000")
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--fill", type=int, default=0,
+                        help="slots the contract holds (default: the largest size)")
     parser.add_argument("--sweep", action="store_true",
                         help="also anvil's cost per key by chunk size and connections")
     args = parser.parse_args()
@@ -127,7 +130,7 @@ def main() -> None:
     with Anvil() as node:
         w3 = connect(node.url)
         box = deploy(w3, "SlotBox", directory=str(ROOT / "tests" / "core" / "artifacts"))
-        top = max(sizes)
+        top = max(max(sizes), args.fill)
         for start in range(0, top, 500):
             tx = box.functions.fill(start, min(500, top - start)).transact({"gas": 29_000_000})
         w3.eth.wait_for_transaction_receipt(tx)
