@@ -2,13 +2,14 @@
 lower bound, all in one process on one corpus, at several sizes. A script, not a test.
 
     .venv/bin/python benchmarks/bench_proofs.py [--sizes 2000,10000,50000] [--batch 500]
-                                                [--repeat 5]
+                                                [--repeat 5] [--sweep] [--fill N]
 
 (a)-(c) are timed in CPU seconds of this process (they do no I/O; on a shared machine wall
-time would count other processes), (d)-(e) in wall time (anvil works in its own process).
+time would count other processes), (d)-(f) in wall time (anvil works in its own process).
 Corpus: SlotBox (tests/core/contracts) on a fresh anvil, its mapping filled with max(sizes)
-slots; for each size N, the first N slots proven in batches of --batch keys per eth_getProof
-(as a user asks for them), plus the real go-ethereum fixture proof. Timed, best of --repeat,
+slots (or --fill N: anvil's cost per key grows with the account's storage); for each size N,
+the first N slots proven in batches of --batch keys per eth_getProof (as a user asks them),
+plus the real go-ethereum fixture proof. Timed, best of --repeat,
 the process-wide node cache emptied before every run (no run profits from the previous one):
   (a) recompute: verify_account_proof on each answer (shared nodes hashed/decoded once);
   (b) naive, as the web3.py docs show it: per slot, hex-decode and rlp-decode the proof
@@ -16,10 +17,15 @@ the process-wide node cache emptied before every run (no run profits from the pr
   (c) lower bound: keccak256 (recompute's backend, the fastest measured) of every distinct
       proof node and of every slot key, once each: no decoding, no walking;
   (d) end to end through the public API: anchor the block and prove all N slots with one
-      prove_account call (chunked by PROOF_CHUNK, the next chunk fetched while the current
-      one verifies), RPC to anvil included; with its peak traced memory;
-  (e) baseline for (d): the same chunks only fetched from anvil, one after the other, not
-      verified: (d)/(e) near 1 means verification hides behind the node's own work.
+      prove_account call (chunks of PROOF_CHUNK keys, PROOF_IN_FLIGHT requests in flight
+      while the current chunk verifies), RPC to anvil included; with its peak traced memory;
+  (e) baseline for (d): the same chunks, as many in flight, only fetched through LiveSource
+      (JSON parsed, nothing verified): (d)/(e) near 1 means verification hides behind the
+      node's own work;
+  (f) the node's own floor: the same requests, as many in flight, raw bytes only (no JSON
+      parsing): (d)/(f) is all of recompute's overhead over anvil.
+--sweep adds, at the largest size, anvil's cost per key by chunk size (64 ... 4,096 keys)
+with one and two connections: wall slots/s and anvil's own CPU (from /proc) per key.
 (a) and (c) are skipped above 10,000 slots (they hold every answer in memory at once; (d)
 does not). Last line: one JSON object with every figure.
 """
@@ -27,9 +33,11 @@ does not). Last line: one JSON object with every figure.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import sys
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -44,7 +52,8 @@ from recompute.core.anchor import anchor_block  # noqa: E402
 from recompute.core.keccak import keccak256 as keccak  # noqa: E402
 from recompute.core.mpt import SHARED_NODES  # noqa: E402
 from recompute.core.prover import (  # noqa: E402
-    PROOF_CHUNK,  # noqa: E402
+    PROOF_CHUNK,
+    PROOF_IN_FLIGHT,
     prove_account,
     verify_account_proof,
 )
@@ -109,6 +118,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,10000,50000")
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--fill", type=int, default=0,
+                        help="slots the contract holds (default: the largest size)")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also anvil's cost per key by chunk size and connections")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     batch = args.batch
@@ -117,7 +130,7 @@ def main() -> None:
     with Anvil() as node:
         w3 = connect(node.url)
         box = deploy(w3, "SlotBox", directory=str(ROOT / "tests" / "core" / "artifacts"))
-        top = max(sizes)
+        top = max(max(sizes), args.fill)
         for start in range(0, top, 500):
             tx = box.functions.fill(start, min(500, top - start)).transact({"gas": 29_000_000})
         w3.eth.wait_for_transaction_receipt(tx)
@@ -141,6 +154,9 @@ def main() -> None:
                                                 args.repeat, naive_too=n == min(sizes)))
             row.update(end_to_end_figures(node, address, slots, args.repeat))
             figures[str(n)] = row
+        if args.sweep:
+            slots = [mapping_slot(k) for k in range(top)]
+            figures["sweep"] = node_sweep(node, box.address, slots, block.hash)
 
     print_figures(figures, batch, args.repeat)
 
@@ -181,9 +197,12 @@ def verification_figures(source, block, address: bytes, slots: list[int], batch:
 
 def end_to_end_figures(node, address: bytes, slots: list[int], repeat: int) -> dict:
     """Anchor and prove the N slots through a fresh source (wall time), against fetching them
-    only; then the peak memory of one end-to-end run from a cold node cache."""
+    only and against the node's raw answers; then the peak memory of one end-to-end run from
+    a cold node cache."""
     n = len(slots)
     row: dict = {}
+    in_flight = min(PROOF_IN_FLIGHT, LiveSource.max_in_flight)
+    chunks = [slots[i : i + PROOF_CHUNK] for i in range(0, n, PROOF_CHUNK)]
 
     def end_to_end():
         anchored = anchor_block([LiveSource(node.url)], block="latest")
@@ -194,14 +213,22 @@ def end_to_end_figures(node, address: bytes, slots: list[int], repeat: int) -> d
     def fetch_only():
         fetcher = LiveSource(node.url)
         anchored = anchor_block([fetcher], block="latest")
-        for i in range(0, len(slots), PROOF_CHUNK):
-            fetcher.get_proof(address, slots[i : i + PROOF_CHUNK], anchored.hash)
+        in_threads(in_flight, chunks, lambda chunk: fetcher.get_proof(address, chunk,
+                                                                       anchored.hash))
+
+    def node_floor():
+        anchored = anchor_block([LiveSource(node.url)], block="latest")
+        bodies = [proof_request(address, chunk, anchored.hash) for chunk in chunks]
+        raw_answers(node, bodies, in_flight)
 
     t_e2e = best(max(1, repeat // 2), end_to_end)
     t_fetch = best(max(1, repeat // 2), fetch_only)
+    t_floor = best(max(1, repeat // 2), node_floor)
     row["end_to_end_slots_per_s"] = round(n / t_e2e)
     row["fetch_only_slots_per_s"] = round(n / t_fetch)
+    row["node_floor_slots_per_s"] = round(n / t_floor)
     row["end_to_end_over_fetch_only"] = round(t_e2e / t_fetch, 2)
+    row["end_to_end_over_node_floor"] = round(t_e2e / t_floor, 2)
     SHARED_NODES.clear()
     tracemalloc.start()
     end_to_end()
@@ -210,12 +237,73 @@ def end_to_end_figures(node, address: bytes, slots: list[int], repeat: int) -> d
     return row
 
 
+def in_threads(count: int, items: list, work) -> None:
+    """``work(item)`` for every item, ``count`` threads taking them in turn."""
+    threads = [threading.Thread(target=lambda k=k: [work(x) for x in items[k::count]])
+               for k in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def proof_request(address: bytes, slots: list[int], block_hash: bytes) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_getProof", "params": [
+        "0x" + address.hex(), [f"0x{s:064x}" for s in slots],
+        {"blockHash": "0x" + block_hash.hex()}]}).encode()
+
+
+def raw_answers(node, bodies: list[bytes], connections: int) -> int:
+    """POST every body, ``connections`` kept-alive connections at once; the bytes received."""
+    received = [0] * connections
+
+    def send(k: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", node.port, timeout=120)
+        for body in bodies[k::connections]:
+            connection.request("POST", "/", body=body,
+                               headers={"Content-Type": "application/json"})
+            received[k] += len(connection.getresponse().read())
+        connection.close()
+
+    in_threads(connections, list(range(connections)), send)
+    return sum(received)
+
+
+def node_sweep(node, contract: str, slots: list[int], block_hash: bytes) -> dict:
+    """anvil alone, by chunk size and connections: wall slots/s, and anvil's own CPU time per
+    key (utime + stime of its process, so other load on the machine does not count)."""
+    address = bytes.fromhex(contract[2:])
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def anvil_cpu() -> float:
+        fields = open(f"/proc/{node.process.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    sweep: dict = {}
+    for chunk in (64, 256, 1024, 2048, 4096):
+        bodies = [proof_request(address, slots[i : i + chunk], block_hash)
+                  for i in range(0, len(slots), chunk)]
+        for connections in (1, 2):
+            cpu = anvil_cpu()
+            wall = best(1, lambda b=bodies, c=connections: raw_answers(node, b, c))
+            cpu = anvil_cpu() - cpu
+            sweep[f"{chunk}x{connections}"] = {
+                "slots_per_s": round(len(slots) / wall),
+                "anvil_cpu_us_per_key": round(cpu / len(slots) * 1e6),
+            }
+    return sweep
+
+
 def print_figures(figures: dict[str, dict], batch: int, repeat: int) -> None:
     """One line per N, the goals, then the figures as JSON on the last line."""
     print(f"machine: {os.cpu_count()} cores; N slots of one mapping, verified in batches of "
-          f"{batch} (+1 real geth slot); end to end in chunks of {PROOF_CHUNK}; "
-          f"best of {repeat}")
+          f"{batch} (+1 real geth slot); end to end in chunks of {PROOF_CHUNK}, "
+          f"{PROOF_IN_FLIGHT} in flight; best of {repeat}")
     for n, row in figures.items():
+        if n == "sweep":
+            print("anvil alone by chunk x connections: " + "  ".join(
+                f"{k}={v['slots_per_s']}/s,{v['anvil_cpu_us_per_key']}us" for k, v in row.items()))
+            continue
         print(f"N={n:>6}: " + "  ".join(f"{k}={v}" for k, v in row.items() if k != "slots"))
     print(f"load average {os.getloadavg()[0]:.1f}; goals: 2000 ours_over_bound <= 1.7; 10000 "
           "recompute >= 60000/s; 10000 end to end >= 10000/s; peak memory flat 10000 -> 50000")

@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,14 @@ MAX_DEPTH = 64  # proofs, receipts, descriptors and vectors nest a dozen levels 
 MAX_BYTES = 64 * 1024 * 1024  # a block of receipts or a big vector: well under this
 RECURSION_LIMIT = 1000  # CPython's own default
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# The bytes that shape JSON's nesting: quotes, backslashes (escapes in strings), brackets. In
+# UTF-8 none of them occurs inside a multi-byte character, so they can be read on the bytes.
+_MARKS = b'"\\[]{}'
+_NOT_MARK = bytes(sorted(set(range(256)) - set(_MARKS)))
+_NOT_BRACKET = bytes(sorted(set(range(256)) - set(b"[]{}")))
+# A JSON string, written "unrolled" (runs of plain bytes, then one escape at a time).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 ErrorFactory = Callable[[str], Exception]
 
@@ -34,21 +41,29 @@ def reset_recursion_limit() -> None:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
-def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
+def nesting_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
     """The deepest nesting of ``[`` and ``{`` outside strings; when there are no more than
-    ``limit`` opening brackets at all, their count (a bound, enough to compare with it)."""
-    opening = text.count("[") + text.count("{")
+    ``limit`` opening brackets at all, their count (a bound, enough to compare with it).
+
+    Read on the bytes, in C but for the last step: the quotes, backslashes and brackets are
+    kept (``bytes.translate``), the strings dropped from those (without a backslash a string
+    ends at the next quote; with one, the whole text goes through :data:`_STRING`), and the
+    depth is the highest running sum of the brackets left."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    marks = data.translate(None, _NOT_MARK)
+    opening = marks.count(b"[") + marks.count(b"{")
     if opening <= limit:
         return opening
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    depth = deepest = 0
-    for char in brackets:
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
+    if b"\\" in marks:
+        outside = _STRING.sub(b"", data)
+    else:
+        parts = marks.split(b'"')
+        kept = parts[::2]
+        if len(parts) % 2 == 0:  # an odd number of quotes: the last one opens no string
+            kept.append(parts[-1])
+        outside = b"".join(kept)
+    brackets = outside.translate(None, _NOT_BRACKET)
+    return max(accumulate(map(_STEP.__getitem__, brackets), initial=0))
 
 
 def loads(data: str | bytes, what: str, error: ErrorFactory, *, max_bytes: int = MAX_BYTES,
@@ -57,12 +72,13 @@ def loads(data: str | bytes, what: str, error: ErrorFactory, *, max_bytes: int =
     not JSON. ``options`` go to :func:`json.loads` (e.g. ``object_pairs_hook``)."""
     if len(data) > max_bytes:
         raise error(f"{what} is larger than {max_bytes:,} bytes")
+    raw = data
     if isinstance(data, bytes | bytearray):
         try:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError:
             raise error(f"{what} is not JSON (not UTF-8 text)") from None
-    if nesting_depth(data, max_depth) > max_depth:
+    if nesting_depth(raw, max_depth) > max_depth:
         raise error(f"{what}: JSON nested deeper than {max_depth} levels")
     try:
         return json.loads(data, **options)

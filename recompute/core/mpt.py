@@ -8,12 +8,18 @@ leaf/extension whose path diverges from the key). Nodes whose RLP is shorter tha
 bytes are embedded in their parent and are not in the list. A list with anything else
 (missing, extra, reordered or foreign nodes) is an invalid proof.
 
-:class:`NodeCache` decodes and hashes each distinct node once, however many keys of one
-``eth_getProof`` answer, chunk or block share it: the upper levels of a storage trie are in
-every proof.
+:class:`NodeCache` keeps the upper nodes of every proof by their hash, with the hex text they
+were listed as: a key's walk meets its parent's reference, finds the node under it and only
+compares the listed text with the kept one (a memory compare, no hashing); a node met for the
+first time is hashed, checked against the reference, and decoded. Each distinct node is hashed
+and decoded once, however many keys, answers, chunks or blocks share it: the upper levels of a
+storage trie are in every proof.
 """
 
 from __future__ import annotations
+
+import re
+from typing import TypeAlias
 
 from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable
@@ -28,41 +34,59 @@ class InvalidProof(Unverifiable):
         super().__init__("invalid-proof", detail)
 
 
-class NodeCache:
-    """Proof nodes by their hex text: ``(keccak256(node), decoded items)``, computed once.
+class _Deferred:
+    """A branch child that is neither a 32-byte hash nor empty: an embedded node, or invalid.
+    Judged (by :func:`_child_ref`) only when a walk goes there."""
 
-    The value is a pure function of the key (the node's own bytes), so one cache can serve
-    every answer of every block: a node whose bytes repeat (the upper levels of a storage
-    trie, in every key's proof and in every chunk; unchanged subtrees from block to block) is
-    hashed and decoded once. Memory stays flat: only nodes in the first :attr:`depth` places
-    of a proof are kept (at most 1 + 16 + 256 + 4,096 nodes of a storage trie; deeper ones
-    belong to one key or a few), and the whole cache is dropped when it holds :attr:`limit`
-    nodes.
+    __slots__ = ("child",)
+
+    def __init__(self, child: Item):
+        self.child = child
+
+
+# Where a walk goes next: a hash (the next listed node), an embedded node, a deferred child,
+# or None (the walk has ended).
+Ref: TypeAlias = "bytes | list[Item] | _Deferred | None"
+# A node as the walk uses it: (the hex text it was listed as, the 16 children if it is a branch,
+# else None; its items if it is a leaf or extension, else None).
+Node: TypeAlias = "tuple[str, tuple[Ref, ...] | None, list[Item] | None]"
+
+
+class NodeCache:
+    """Proof nodes that hashed to a reference their parent holds, by that hash (:data:`Node`).
+
+    Sound to share by every answer of every block: an entry is made only after the listed
+    bytes hashed to the reference (keccak256 binds the bytes), and a later proof's node is
+    taken from here only when its text is the kept text, character for character; any other
+    text (another case, a flipped digit) is hashed and checked afresh. Memory stays flat: only
+    nodes in the first :attr:`depth` places of a proof are kept (at most 1 + 16 + 256 + 4,096
+    nodes of a storage trie; deeper ones belong to one key or a few), and the whole cache is
+    dropped when it holds :attr:`limit` nodes.
     """
 
     __slots__ = ("_nodes", "hashed", "depth", "limit")
 
     def __init__(self, depth: int = 4, limit: int = 1 << 17) -> None:
-        self._nodes: dict[str, tuple[bytes, list[Item]]] = {}
-        self.hashed = 0  # nodes hashed and decoded so far
+        self._nodes: dict[bytes, Node] = {}
+        self.hashed = 0  # nodes hashed so far
         self.depth = depth
         self.limit = limit
 
-    def get(self, text: str, index: int = 0) -> tuple[bytes, list[Item]]:
-        if not isinstance(text, str):  # a list or object is unhashable: refuse it first
-            raise InvalidProof(f"proof node is not a 0x-hex string: {str(text)[:40]!r}")
-        entry = self._nodes.get(text)
-        return entry if entry is not None else self.load(text, index)
-
-    def load(self, text: str, index: int) -> tuple[bytes, list[Item]]:
-        """Hash and decode a node not in the cache (keep it if it is an upper one)."""
-        entry = _load_node(text)
+    def load(self, ref: bytes, text: object, index: int) -> Node:
+        """The node listed as ``text`` at place ``index`` of a proof, whose parent references
+        it by the hash ``ref``: hashed, checked against ``ref``, decoded, kept if it is an
+        upper one. InvalidProof if it is not hex, hashes to anything else, or is not the
+        canonical RLP of a list (it is decoded only once its hash has linked)."""
+        raw = _node_bytes(text)
         self.hashed += 1
+        if keccak256(raw) != ref:
+            raise _unlinked(index)
+        node = _node(str(text), raw)  # a str: _node_bytes checked it
         if index < self.depth:
             if len(self._nodes) >= self.limit:
                 self._nodes.clear()
-            self._nodes[text] = entry
-        return entry
+            self._nodes[ref] = node
+        return node
 
     def clear(self) -> None:
         self._nodes.clear()
@@ -71,12 +95,12 @@ class NodeCache:
         return len(self._nodes)
 
 
-# One cache for the process (see NodeCache): sound to share, since a node's hash and items
-# depend on its bytes only; the proof walk still checks every hash link of every proof.
+# One cache for the process (see NodeCache): sound to share, since an entry is a node whose
+# bytes hashed to its key; the proof walk still checks every hash link of every proof.
 SHARED_NODES = NodeCache()
 
 
-def _load_node(text: object) -> tuple[bytes, list[Item]]:
+def _node_bytes(text: object) -> bytes:
     if not isinstance(text, str) or not text.startswith("0x") or len(text) % 2:
         raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
     try:
@@ -85,13 +109,51 @@ def _load_node(text: object) -> tuple[bytes, list[Item]]:
         raise InvalidProof(f"proof node is not hex: {text[:40]!r}") from None
     if not raw or len(raw) > _MAX_NODE_BYTES:
         raise InvalidProof("proof node is empty or oversized")
+    return raw
+
+
+# The usual branch node: 16 children, each a 32-byte hash (0xa0 + 32 bytes) or empty (0x80),
+# and an empty value; matched whole by the regex engine in one call, its groups the children.
+_BRANCH = re.compile(rb"(?:\x80|\xa0([\x00-\xff]{32}))" * 16 + rb"\x80")
+
+
+def _node(text: str, raw: bytes) -> Node:
+    """``raw`` decoded strictly (canonical RLP of a list). A branch of the usual form under a
+    canonical list header (a two-byte length without a leading zero, a one-byte length of at
+    least 56) is read by :data:`_BRANCH`, exactly as :func:`rlpcodec.decode` would read it;
+    anything else goes through the decoder."""
+    size = len(raw)
+    if size > 2 and raw[0] == 0xF9 and raw[1]:
+        match = _BRANCH.fullmatch(raw, 3) if ((raw[1] << 8) | raw[2]) + 3 == size else None
+    elif size > 2 and raw[0] == 0xF8 and raw[1] >= 56:
+        match = _BRANCH.fullmatch(raw, 2) if raw[1] + 2 == size else None
+    else:
+        match = None
+    if match is not None:
+        return text, match.groups(), None
     try:
         items = rlpcodec.decode(raw)
-    except rlpcodec.RlpError:
-        raise InvalidProof(f"proof node is not canonical RLP: {text[:40]}...") from None
+    except rlpcodec.RlpError as exc:
+        raise InvalidProof(f"proof node is not canonical RLP ({exc}): 0x{raw[:20].hex()}..."
+                           ) from None
     if not isinstance(items, list):
         raise InvalidProof("proof node is an RLP string, not a node")
-    return keccak256(raw), items
+    return _as_node(text, items)
+
+
+def _as_node(text: str, items: list[Item]) -> Node:
+    """A decoded (listed or embedded) node: its children if it is a branch."""
+    if len(items) == 17:
+        return text, tuple(_branch_child(child) for child in items[:16]), None
+    if len(items) == 2:
+        return text, None, items
+    raise InvalidProof(f"node with {len(items)} items is neither branch nor leaf")
+
+
+def _branch_child(child: Item) -> Ref:
+    if child.__class__ is bytes and len(child) == 32:
+        return child
+    return None if child == b"" else _Deferred(child)
 
 
 _HEX_INDEX = {c: i for i, c in enumerate("0123456789abcdef")}
@@ -113,7 +175,8 @@ def _path_hex(encoded: object) -> tuple[str, bool]:
     raise InvalidProof("node path has an invalid hex-prefix flag")
 
 
-def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = None) -> bytes | None:
+def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = None,
+           claim: bytes | None = None) -> bytes | None:
     """The value stored at ``key`` (already hashed: keccak256(address) or keccak256(slot))
     in the trie with root ``root``, proven by ``proof``; ``None`` if proven absent.
 
@@ -121,6 +184,12 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     prescribes. The walk follows the key's hex text (one character a nibble: slices compare
     as fast as bytes); branch nodes and listed nodes are handled inline, as they are every
     step of every walk.
+
+    ``claim`` (optional) is the leaf value the caller was told to expect. When the last listed
+    node is, character for character, the canonical leaf holding ``claim`` at the rest of the
+    key, only its hash is checked: decoding it would give back exactly that path and value.
+    Any other node is decoded and walked as usual, and the value returned is what the proof
+    shows, whatever was claimed.
     """
     if not isinstance(proof, list) or root == EMPTY_TRIE_ROOT:
         _check_unwalked(proof)
@@ -131,39 +200,66 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     pos = 0
     used = 0
     count = len(proof)
-    cached = cache._nodes.get  # the hot path: one dict look-up a node
-    ref: bytes | list[Item] | None = root
+    known = cache._nodes.get  # the hot path: one look-up by a 32-byte hash, one text compare
+    ref: Ref = root
     value: bytes | None = None
     while ref is not None:  # None: the walk has ended (at the key's leaf, or excluded)
-        if type(ref) is list:  # embedded node (RLP shorter than 32 bytes)
-            items = ref
-        else:  # a hash reference (bytes): the next node of the list
-            text = proof[used] if used < count else None
-            if type(text) is not str:
-                raise _unlisted(proof, used)
-            node_hash, items = cached(text) or cache.load(text, used)
-            if node_hash != ref:
-                raise _unlinked(used)
+        if ref.__class__ is bytes:  # a hash reference: the next node of the list
+            if used >= count:
+                raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
+            text = proof[used]
+            node = known(ref)
+            if node is None or node[0] != text:
+                if claim is not None and used == count - 1 and _is_claimed_leaf(
+                        cache, ref, text, nibbles[pos:], claim, used):
+                    return claim
+                node = cache.load(ref, text, used)
             used += 1
-        size = len(items)
-        if size == 17:
+        else:  # an embedded node (RLP shorter than 32 bytes), or a child not yet judged
+            node = _embedded(ref)
+        children = node[1]
+        if children is not None:  # a branch: one nibble down
             if pos >= depth:
                 raise InvalidProof("branch node below the full key length")
-            child = items[_HEX_INDEX[nibbles[pos]]]
+            ref = children[_HEX_INDEX[nibbles[pos]]]
             pos += 1
-            if child.__class__ is bytes and len(child) == 32:
-                ref = child
-            elif child == b"":
-                ref = None  # exclusion: empty slot on the key's path
-            else:
-                ref = _child_ref(child)
-        elif size == 2:
-            ref, pos, value = _short_node(items, nibbles, pos)
         else:
-            raise InvalidProof(f"node with {size} items is neither branch nor leaf")
-    if used != len(proof):
-        raise InvalidProof(f"proof has {len(proof) - used} node(s) beyond the key's path")
+            ref, pos, value = _short_node(node[2], nibbles, pos)  # type: ignore[arg-type]
+    if used != count:
+        raise InvalidProof(f"proof has {count - used} node(s) beyond the key's path")
     return value
+
+
+def _embedded(ref: Ref) -> Node:
+    """The node a walk meets inline: an embedded node (from an extension), or a branch child
+    that is neither a hash nor empty (an embedded node, or invalid)."""
+    child = ref.child if isinstance(ref, _Deferred) else ref
+    return _as_node("", _child_ref(child))  # type: ignore[arg-type]  # a list: _child_ref
+
+
+def _is_claimed_leaf(cache: NodeCache, ref: bytes, text: object, rest: str, claim: bytes,
+                     used: int) -> bool:
+    """Whether ``text`` is the canonical leaf ``[hex-prefix(rest, leaf), claim]`` (Yellow Paper
+    App. C, D) and hashes to ``ref``: then it is proven, and decoding it would give ``claim``
+    back. False when the text is anything else (the caller decodes it); InvalidProof when it
+    is that leaf but its hash is not ``ref`` (as decoding would find)."""
+    size = len(claim)
+    if not 0 < size < 56:
+        return False
+    path = bytes.fromhex(("3" if len(rest) % 2 else "20") + rest)
+    if len(path) > 1:
+        path = bytes((0x80 + len(path),)) + path
+    if size > 1 or claim[0] >= 0x80:
+        claim = bytes((0x80 + size,)) + claim
+    payload = path + claim
+    size = len(payload)
+    leaf = (bytes((0xC0 + size,)) if size < 56 else bytes((0xF8, size))) + payload
+    if text != "0x" + leaf.hex():
+        return False
+    cache.hashed += 1
+    if keccak256(leaf) != ref:
+        raise _unlinked(used)
+    return True
 
 
 def _check_unwalked(proof: object) -> None:
@@ -175,13 +271,6 @@ def _check_unwalked(proof: object) -> None:
         raise InvalidProof("proof for an empty trie must be empty")
 
 
-def _unlisted(proof: list[object], used: int) -> InvalidProof:
-    """Why the walk found no listed node where it needs one."""
-    if used >= len(proof):
-        return InvalidProof(f"proof ends after {used} nodes, before the key's path does")
-    return InvalidProof(f"proof node is not 0x-hex: {str(proof[used])[:40]!r}")
-
-
 def _unlinked(used: int) -> InvalidProof:
     return InvalidProof(
         f"proof node {used} does not hash to the reference its parent holds"
@@ -190,8 +279,7 @@ def _unlinked(used: int) -> InvalidProof:
     )
 
 
-def _short_node(items: list[Item], nibbles: str,
-                pos: int) -> tuple[bytes | list[Item] | None, int, bytes | None]:
+def _short_node(items: list[Item], nibbles: str, pos: int) -> tuple[Ref, int, bytes | None]:
     """A leaf or extension node met at nibble ``pos``: ``(child, position below, None)`` for
     an extension on the key's path, ``(None, _, value)`` where the walk ends: at the key's
     leaf (its value), or at a node whose path diverges from the key or a leaf for a shorter

@@ -82,8 +82,15 @@ class ProofStats:
 
 
 # Keys per eth_getProof: the request stays far below anvil's 2 MiB body limit (69 bytes a
-# key) and the answer near 8 MiB (a storage proof is 5-8 nodes of up to 532 bytes, as hex).
-PROOF_CHUNK = 1024
+# key) and the answer near 7 MiB (a storage proof is 5-8 nodes of up to 532 bytes, as hex).
+# Chosen by measurement (benchmarks/bench_proofs.py, README §Speed): a node pays a fixed cost
+# per request (anvil rebuilds the account's storage trie), so 2,048 beats 1,024; above ~2,500
+# anvil slows down per key.
+PROOF_CHUNK = 2048
+# Requests in flight at once for one account, for a source that says it takes them
+# (``max_in_flight``, e.g. LiveSource: one kept-alive connection per thread): anvil answers
+# two at once on two cores. Memory is bounded by (in flight + 1) answers, whatever N.
+PROOF_IN_FLIGHT = 2
 
 
 def prove_account(
@@ -97,9 +104,10 @@ def prove_account(
     ``address`` and every slot in ``slots``, and verify all of it.
 
     More than :data:`PROOF_CHUNK` slots are asked in chunks, each a complete eth_getProof
-    answer verified on its own against the block's stateRoot; the next chunk is fetched (one
-    helper thread) while the current one is verified, and no answer is kept once verified,
-    so memory is flat in the number of slots (only the proven values remain)."""
+    answer verified on its own against the block's stateRoot; the next chunks are fetched
+    (:data:`PROOF_IN_FLIGHT` helper threads, one unless the source takes more) while the
+    current one is verified, and no answer is kept once verified, so memory is flat in the
+    number of slots (only the proven values remain)."""
     wanted = list(dict.fromkeys(slots))  # unique, in the order asked
     for slot in wanted:
         if not 0 <= slot < 1 << 256:
@@ -116,18 +124,23 @@ def prove_account(
 
 def _prove_chunked(block: AnchoredBlock, address: bytes, wanted: list[int],
                    source: ProofSource, stats: ProofStats | None) -> ProvenAccount:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     chunks = [wanted[i : i + PROOF_CHUNK] for i in range(0, len(wanted), PROOF_CHUNK)]
+    in_flight = max(1, min(PROOF_IN_FLIGHT, getattr(source, "max_in_flight", 1)))
     storage: dict[int, int] = {}
     first: ProvenAccount | None = None
-    pool = ThreadPoolExecutor(1, thread_name_prefix="recompute-prefetch")
+    pool = ThreadPoolExecutor(in_flight, thread_name_prefix="recompute-prefetch")
     try:
-        pending = pool.submit(source.get_proof, address, chunks[0], block.hash)
+        pending: list[Future[dict[str, Any]]] = [
+            pool.submit(source.get_proof, address, chunk, block.hash)
+            for chunk in chunks[:in_flight]
+        ]
         for i, chunk in enumerate(chunks):
-            answer = pending.result()
-            if i + 1 < len(chunks):
-                pending = pool.submit(source.get_proof, address, chunks[i + 1], block.hash)
+            answer = pending.pop(0).result()
+            if i + in_flight < len(chunks):
+                pending.append(pool.submit(source.get_proof, address, chunks[i + in_flight],
+                                           block.hash))
             if stats is not None:
                 stats.requests += 1
                 stats.slots += len(chunk)
@@ -179,26 +192,64 @@ def verify_account_proof(
         )
     storage: dict[int, int] = {}
     root = account.storage_root
+    exists = account.exists
     for slot, entry in zip(slots, entries, strict=True):
         if not isinstance(entry, dict):
             raise _malformed("a storageProof entry is not an object")
-        key = parse_quantity(entry.get("key"), "storageProof.key", _malformed)
-        if key != slot:
-            raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
+        key = slot.to_bytes(32, "big")
+        key_text = entry.get("key")
+        if key_text != "0x" + key.hex():  # nodes echo the 64 digits asked: compared as text
+            _check_key(key_text, slot)
         proof = entry.get("proof")
-        if not account.exists and proof not in ([], ["0x80"]):
+        if not exists and proof not in ([], ["0x80"]):
             raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
-        raw = verify(root, keccak256(slot.to_bytes(32, "big")), proof, cache)
-        value = 0 if raw is None else _decode_slot_value(raw, slot)
-        claimed = parse_quantity(entry.get("value"), "storageProof.value", _malformed)
-        if claimed != value:
-            raise _inconsistent(
-                f"slot {slot:#x}: the node says value {claimed:#x} but its proof shows {value:#x}"
-            )
+        claimed = entry.get("value")
+        number, claim = _claimed_leaf_value(claimed)
+        raw = verify(root, keccak256(key), proof, cache, claim)
+        if raw is not None and raw is claim:  # the proof's leaf holds exactly what is claimed
+            value = number
+        else:
+            value = 0 if raw is None else _decode_slot_value(raw, slot)
+            if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
+                _check_value(claimed, value, slot)
         storage[slot] = value
     if stats is not None:
         stats.nodes_hashed += cache.hashed - hashed_before
     return ProvenAccount(_SEAL, block, address, fields, storage)
+
+
+def _check_key(text: object, slot: int) -> None:
+    """The entry's ``key``, spelled otherwise than the 64 digits asked, still names ``slot``."""
+    claimed = parse_quantity(text, "storageProof.key", _malformed)
+    if claimed != slot:
+        raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
+
+
+def _claimed_leaf_value(text: object) -> tuple[int, bytes | None]:
+    """What a storage leaf holds if the node's claim is true: ``(value, rlp(value))``, for a
+    claim written canonically (``hex(value)``) and 1 <= value < 2**256; else ``(0, None)``.
+    :func:`recompute.core.mpt.verify` uses it to check that leaf by its hash alone."""
+    if text.__class__ is not str:
+        return 0, None
+    try:
+        number = int(text, 16)
+    except ValueError:
+        return 0, None
+    if not 0 < number < 1 << 256 or hex(number) != text:
+        return 0, None
+    if number < 0x80:
+        return number, bytes((number,))
+    body = number.to_bytes((number.bit_length() + 7) // 8, "big")
+    return number, bytes((0x80 + len(body),)) + body
+
+
+def _check_value(text: object, value: int, slot: int) -> None:
+    """The entry's ``value``, spelled otherwise than ``hex(value)``, still means ``value``."""
+    claimed = parse_quantity(text, "storageProof.value", _malformed)
+    if claimed != value:
+        raise _inconsistent(
+            f"slot {slot:#x}: the node says value {claimed:#x} but its proof shows {value:#x}"
+        )
 
 
 def _decode_account(leaf: bytes) -> AccountFields:

@@ -16,6 +16,10 @@ from recompute.sources.rpc import RpcClient, normalise_url
 class LiveSource:
     """A JSON-RPC endpoint, asked with the standard methods (EIP-1474, EIP-1186, EIP-1898)."""
 
+    # eth_getProof requests it takes at once from one prover (recompute.core.prover): each
+    # thread has its own kept-alive connection (RpcClient).
+    max_in_flight = 2
+
     def __init__(self, url: str, timeout: float = 30.0):
         self.client = RpcClient(url, timeout=timeout)
         self.label = url

@@ -75,6 +75,7 @@ class RpcClient:
         self.timeout = timeout
         self.calls = 0  # requests sent, for evidence and benchmarks
         self._local = threading.local()  # one kept-alive connection per thread
+        self._count = threading.Lock()  # threads (the prover's prefetch) share the count
 
     def _post(self, body: bytes) -> tuple[int, bytes]:
         """One exchange on this thread's kept-alive connection; a connection the server closed
@@ -107,7 +108,8 @@ class RpcClient:
             connection.close()
 
     def request(self, method: str, params: list):
-        self.calls += 1
+        with self._count:
+            self.calls += 1
         body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
                            "id": next(_ids)}).encode()
         try:
