@@ -90,7 +90,8 @@ class BlockEvaluator:
 
     def __init__(self, checks: list[Check]):
         self.checks = checks
-        self._learned: dict[str, set[tuple[bytes, int]]] = {}
+        self._learned: dict[str, set[tuple[str, str]]] = {}  # check -> {(0x address, 0x slot)}
+        self._addresses: set[str] = set()  # every contract a check read
         self._roots: dict[bytes, object] = {}  # raw storageHash per contract at the last block
         self._lock = threading.Lock()
 
@@ -127,20 +128,37 @@ class BlockEvaluator:
         return lines
 
     def _learn(self, name: str, reads: list[dict]) -> None:
-        slots = {(bytes.fromhex(r["address"][2:]), int(r["slot"], 16)) for r in reads}
+        # kept as the evidence writes them (0x text): decoded only when a root changes
+        slots = {(r["address"], r["slot"]) for r in reads}
         with self._lock:
             self._learned[name] = slots
+            self._addresses.update(address for address, _ in slots)
+
+    def prepare(self, block: AnchoredBlock) -> None:
+        """Fetch ahead (a helper thread of :func:`recompute.watch.lookahead.in_order`) the
+        account proof of every contract the checks read: the one request a block whose
+        storageRoots did not change needs. Raw answers into the shared source; nothing is
+        verified or decided here."""
+        if getattr(block.source, "prefetch", None) is None:
+            return
+        with self._lock:
+            addresses = sorted(self._addresses)
+        for address in addresses:
+            block.source.get_proof(bytes.fromhex(address[2:]), [], block.hash)
+
+    def _slots_of(self, address: str, checks: list[Check]) -> list[int]:
+        with self._lock:
+            return sorted({int(slot, 16) for check in checks
+                           for at, slot in self._learned.get(check.name, ()) if at == address})
 
     def _prefetch(self, block: AnchoredBlock, checks: list[Check]) -> None:
         prefetch = getattr(block.source, "prefetch", None)
         if prefetch is None:
             return
-        by_address: dict[bytes, set[int]] = {}
         with self._lock:
-            for check in checks:
-                for address, slot in self._learned.get(check.name, ()):
-                    by_address.setdefault(address, set()).add(slot)
-        for address, slots in sorted(by_address.items()):
+            addresses = sorted(self._addresses)
+        for text in addresses:
+            address = bytes.fromhex(text[2:])
             # The account alone first: if the node's storageHash is the one it gave at the
             # last block, the runner will carry the proven reads (recompute.recipes.runner
             # Carry, which decides on the *verified* root) and needs no slot proofs. This
@@ -153,7 +171,10 @@ class BlockEvaluator:
                     account = block.source.get_proof(address, [], block.hash)
                     if _storage_hash(account) == before:
                         continue
-                answer = block.source.get_proof(address, sorted(slots), block.hash)  # prefetch
+                slots = self._slots_of(text, checks)
+                if not slots:
+                    continue
+                answer = block.source.get_proof(address, slots, block.hash)  # prefetch
             except Unverifiable as exc:
                 if exc.reason in NODE_TROUBLE:
                     raise

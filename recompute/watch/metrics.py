@@ -67,6 +67,7 @@ class Metrics:
         self._up = 1
         self.registry = CollectorRegistry(auto_describe=True)
         self._families = {}
+        self._series: dict[tuple[str, tuple[tuple[str, str], ...]], object] = {}
         for name, (kind, help_text, labels) in FAMILIES.items():
             if kind == "counter":
                 family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
@@ -83,33 +84,40 @@ class Metrics:
             self._families["checks"].labels(health=health).set_function(
                 lambda health=health: self._count_health(health == "healthy"))
 
-    def _family(self, name: str, labels: dict[str, str]):
-        if name not in FAMILIES or name in _DERIVED:
-            raise KeyError(f"no settable metric {name!r}")
-        family = self._families[name]
-        return family.labels(**labels) if labels else family
+    def _family(self, key: tuple[str, tuple[tuple[str, str], ...]]):
+        """The series of ``(name, sorted labels)``, looked up once (``labels()`` of the library
+        is slow, and the watch counts every line of every block)."""
+        series = self._series.get(key)
+        if series is None:
+            name, labels = key
+            if name not in FAMILIES or name in _DERIVED:
+                raise KeyError(f"no settable metric {name!r}")
+            family = self._families[name]
+            series = self._series[key] = family.labels(**dict(labels)) if labels else family
+        return series
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
         key = (name, tuple(sorted(labels.items())))
         with self._lock:
             self._values[key] = self._values.get(key, 0) + amount
-            self._family(name, labels).inc(amount)
+            self._family(key).inc(amount)
             if name == "rpc_errors_total":
                 self._up = 0
 
     def set(self, name: str, value: float, **labels: str) -> None:
+        key = (name, tuple(sorted(labels.items())))
         with self._lock:
-            self._values[(name, tuple(sorted(labels.items())))] = value
+            self._values[key] = value
             if name == "up":  # derived gauge: the follower says so directly, too
                 self._up = 1 if value else 0
                 return
-            self._family(name, labels).set(value)
+            self._family(key).set(value)
             if name in ("last_verified_block", "head_block"):
                 self._up = 1
 
     def observe(self, name: str, value: float) -> None:
         with self._lock:
-            self._family(name, {}).observe(value)
+            self._family((name, ())).observe(value)
 
     def get(self, name: str, **labels: str) -> float | None:
         """The value last set or counted: what the follower reads back. A counter never
