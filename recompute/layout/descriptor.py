@@ -93,7 +93,7 @@ class Layout:
         # the watch groups every check's reads by it, round after round (issue #12)
         return hashlib.sha256(self.dumps().encode()).hexdigest()
 
-    @property
+    @cached_property
     def runtime_code_hash(self) -> bytes | None:
         """The runtime code hash the descriptor says it was generated for, if it says."""
         text = self.document.get("runtimeCodeHash")

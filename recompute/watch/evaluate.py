@@ -90,7 +90,8 @@ class BlockEvaluator:
 
     def __init__(self, checks: list[Check]):
         self.checks = checks
-        self._learned: dict[str, set[tuple[str, str]]] = {}  # check -> {(0x address, 0x slot)}
+        self._learned: dict[str, list[dict]] = {}  # check -> its reads at the last block
+        self._jobs: dict[str, Job] = {}
         self._addresses: set[str] = set()  # every contract a check read
         self._roots: dict[bytes, object] = {}  # raw storageHash per contract at the last block
         self._lock = threading.Lock()
@@ -101,7 +102,7 @@ class BlockEvaluator:
     def evaluate(self, block: AnchoredBlock) -> list[Line]:
         checks = self.active(block.number)
         self._prefetch(block, checks)
-        jobs = [Job(c.recipe, c.params, c.address, c.layout, c.expect) for c in checks]
+        jobs = [self._job(c) for c in checks]
         outcomes = step_many(block, jobs)
         for outcome in outcomes:  # node trouble: no line about the block, try it again
             if isinstance(outcome, Unverifiable) and outcome.reason in NODE_TROUBLE:
@@ -127,12 +128,19 @@ class BlockEvaluator:
                               detail=outcome.detail, anchor=anchor))
         return lines
 
+    def _job(self, check: Check) -> Job:
+        job = self._jobs.get(check.name)
+        if job is None:  # one per check: what it computes once is kept (evidence params)
+            job = self._jobs[check.name] = Job(check.recipe, check.params, check.address,
+                                               check.layout, check.expect)
+        return job
+
     def _learn(self, name: str, reads: list[dict]) -> None:
-        # kept as the evidence writes them (0x text): decoded only when a root changes
-        slots = {(r["address"], r["slot"]) for r in reads}
+        # the evidence's own entries (never altered), decoded only when a root changes
         with self._lock:
-            self._learned[name] = slots
-            self._addresses.update(address for address, _ in slots)
+            self._learned[name] = reads
+            for read in reads[:1]:  # a recipe reads its own contract only
+                self._addresses.add(read["address"])
 
     def prepare(self, block: AnchoredBlock) -> None:
         """Fetch ahead (a helper thread of :func:`recompute.watch.lookahead.in_order`) the
@@ -148,8 +156,9 @@ class BlockEvaluator:
 
     def _slots_of(self, address: str, checks: list[Check]) -> list[int]:
         with self._lock:
-            return sorted({int(slot, 16) for check in checks
-                           for at, slot in self._learned.get(check.name, ()) if at == address})
+            return sorted({int(read["slot"], 16) for check in checks
+                           for read in self._learned.get(check.name, ())
+                           if read["address"] == address})
 
     def _prefetch(self, block: AnchoredBlock, checks: list[Check]) -> None:
         prefetch = getattr(block.source, "prefetch", None)

@@ -60,14 +60,22 @@ LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 prometheus_client.disable_created_metrics()
 
 
+# A series: (family name, its labels sorted by name).
+Key = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def series_key(name: str, **labels: str) -> Key:
+    return (name, tuple(sorted(labels.items())))
+
+
 class Metrics:
     def __init__(self):
         self._lock = threading.Lock()
-        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        self._values: dict[Key, float] = {}
         self._up = 1
         self.registry = CollectorRegistry(auto_describe=True)
         self._families = {}
-        self._series: dict[tuple[str, tuple[tuple[str, str], ...]], object] = {}
+        self._series: dict[Key, object] = {}
         for name, (kind, help_text, labels) in FAMILIES.items():
             if kind == "counter":
                 family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
@@ -84,7 +92,7 @@ class Metrics:
             self._families["checks"].labels(health=health).set_function(
                 lambda health=health: self._count_health(health == "healthy"))
 
-    def _family(self, key: tuple[str, tuple[tuple[str, str], ...]]):
+    def _family(self, key: Key):
         """The series of ``(name, sorted labels)``, looked up once (``labels()`` of the library
         is slow, and the watch counts every line of every block)."""
         series = self._series.get(key)
@@ -97,23 +105,37 @@ class Metrics:
         return series
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
-        key = (name, tuple(sorted(labels.items())))
         with self._lock:
-            self._values[key] = self._values.get(key, 0) + amount
-            self._family(key).inc(amount)
-            if name == "rpc_errors_total":
-                self._up = 0
+            self._inc(series_key(name, **labels), amount)
 
     def set(self, name: str, value: float, **labels: str) -> None:
-        key = (name, tuple(sorted(labels.items())))
         with self._lock:
-            self._values[key] = value
-            if name == "up":  # derived gauge: the follower says so directly, too
-                self._up = 1 if value else 0
-                return
-            self._family(key).set(value)
-            if name in ("last_verified_block", "head_block"):
-                self._up = 1
+            self._set(series_key(name, **labels), value)
+
+    def apply(self, incs: list[tuple[Key, float]], sets: list[tuple[Key, float]]) -> None:
+        """Many :meth:`inc` and :meth:`set` at once (keys from :func:`series_key`): the sink
+        counts every line of a block in one call."""
+        with self._lock:
+            for key, amount in incs:
+                self._inc(key, amount)
+            for key, value in sets:
+                self._set(key, value)
+
+    def _inc(self, key: Key, amount: float) -> None:
+        self._values[key] = self._values.get(key, 0) + amount
+        self._family(key).inc(amount)
+        if key[0] == "rpc_errors_total":
+            self._up = 0
+
+    def _set(self, key: Key, value: float) -> None:
+        name = key[0]
+        self._values[key] = value
+        if name == "up":  # derived gauge: the follower says so directly, too
+            self._up = 1 if value else 0
+            return
+        self._family(key).set(value)
+        if name in ("last_verified_block", "head_block"):
+            self._up = 1
 
     def observe(self, name: str, value: float) -> None:
         with self._lock:
@@ -123,7 +145,7 @@ class Metrics:
         """The value last set or counted: what the follower reads back. A counter never
         counted is 0 (as Prometheus shows it); any other metric never set is None."""
         with self._lock:
-            value = self._values.get((name, tuple(sorted(labels.items()))))
+            value = self._values.get(series_key(name, **labels))
         if value is None and FAMILIES.get(name, ("",))[0] == "counter":
             return 0
         return value

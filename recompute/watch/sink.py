@@ -13,10 +13,12 @@ import sys
 import threading
 from typing import TextIO
 
+from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import Line
 from recompute.watch.hooks import OnBad
-from recompute.watch.metrics import Metrics
+from recompute.watch.metrics import Key, Metrics, series_key
 
+_LINE = json.JSONEncoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
 FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that retracts them
 
 
@@ -29,9 +31,10 @@ class Sink:
         self.hook = hook
         self._lock = threading.Lock()
         self._final_lines: dict[str, int] = {}  # block hash -> final lines written (recent)
+        self._series: dict[tuple[str, Verdict], tuple[Key, Key, Key]] = {}
 
     def _write(self, objects: list[dict]) -> None:
-        text = "".join(json.dumps(o, separators=(", ", ": ")) + "\n" for o in objects)
+        text = "".join(_LINE.encode(o) + "\n" for o in objects)
         with self._lock:
             self.out.write(text)
             self.out.flush()
@@ -50,19 +53,33 @@ class Sink:
     def evaluated(self, lines: list[Line]) -> None:
         """A block's first lines (final or not): counted, written, shown to the hook (metrics
         first, so that a scrape after a line is seen agrees with it)."""
+        incs: list[tuple[Key, float]] = []
+        sets: list[tuple[Key, float]] = []
         for line in lines:
-            self.metrics.inc("verdicts_total", check=line.check, verdict=line.verdict.value)
+            counted, final, healthy = self._keys(line)
+            incs.append((counted, 1))
             if line.healthy is not None:
-                self.metrics.set("check_healthy", int(line.healthy), check=line.check)
+                sets.append((healthy, int(line.healthy)))
             if line.final:
-                self.metrics.inc("final_verdicts_total", check=line.check,
-                                 verdict=line.verdict.value)
+                incs.append((final, 1))
                 self._count_final(line)
+        self.metrics.apply(incs, sets)
         self._write([line.to_json() for line in lines])
         if self.hook is not None:
             for line in lines:
                 if line.hash is not None:
                     self.hook.observe(line)
+
+    def _keys(self, line: Line) -> tuple[Key, Key, Key]:
+        """The series a line counts in, made once per check and verdict."""
+        keys = self._series.get((line.check, line.verdict))
+        if keys is None:
+            verdict = line.verdict.value
+            keys = self._series[(line.check, line.verdict)] = (
+                series_key("verdicts_total", check=line.check, verdict=verdict),
+                series_key("final_verdicts_total", check=line.check, verdict=verdict),
+                series_key("check_healthy", check=line.check))
+        return keys
 
     def finalized(self, lines: list[Line]) -> None:
         """Lines of a block that is now deep enough: written again with ``final: true``."""
