@@ -84,19 +84,25 @@ class Reader:
 
     def __init__(self, process: subprocess.Popen):
         self.arrivals: list[tuple[float, dict]] = []
-        self.cpu: dict[int, float] = {}  # block -> the watch's CPU seconds at its last line
+        self.cpu: dict = {}  # block -> the watch's CPU seconds when its last line was read
         self.pid = process.pid
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._read, args=(process,), daemon=True)
         self.thread.start()
 
     def _read(self, process) -> None:
+        last = None
         for text in process.stdout:
             now = time.monotonic()
             line = json.loads(text)
+            block = line.get("block")
+            if block != last:  # the first line of a block: the one before it is done
+                # (read once a block, not once a line: this reader shares the cores)
+                self.cpu[last] = _cpu_seconds(self.pid)
+                last = block
             with self.lock:
                 self.arrivals.append((now, line))
-                self.cpu[line.get("block")] = _cpu_seconds(self.pid)
+        self.cpu[last] = _cpu_seconds(self.pid)
 
     def lines_of(self, number: int) -> list[tuple[float, dict]]:
         with self.lock:

@@ -498,14 +498,18 @@ def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
               accounts: list[ProvenAccount], requests: int, carried: dict | None
               ) -> dict[str, Any]:
     """One job's share of a combined read: its values, its trace's entries."""
+    trace = runner.trace
     if carried is not None:
-        runner.trace.carried.append(carried)
-    runner.trace.stats.requests += requests
-    runner.note_account(accounts, at)
-    asked = dict.fromkeys(paths)
+        trace.carried.append(carried)
+    trace.stats.requests += requests
+    if accounts:
+        runner.note_account(accounts, at)
+    asked = dict.fromkeys(paths) if len(paths) > 1 else paths
+    out = {}
     for path in asked:
-        runner.trace.reads += entries[path]
-    return {path: values[path] for path in asked}
+        trace.reads += entries[path]
+        out[path] = values[path]
+    return out
 
 
 def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -> dict[int, Any]:

@@ -16,7 +16,7 @@ and the caller retries the block (follow mode) or gives up on it after a few tri
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
@@ -46,7 +46,10 @@ class Line:
     anchor: dict | None = None  # how the block was anchored (README §Trust model)
 
     def as_final(self) -> Line:
-        return replace(self, final=True)
+        if self.final:
+            return self
+        return Line(self.block, self.hash, self.check, self.verdict, self.reason, True,
+                    self.healthy, self.derived, self.evidence_digest, self.detail, self.anchor)
 
     def to_json(self) -> dict:
         out = {

@@ -76,6 +76,8 @@ class Metrics:
         self.registry = CollectorRegistry(auto_describe=True)
         self._families = {}
         self._series: dict[Key, object] = {}
+        self._pending: dict[Key, float] = {}  # apply()'s counts not yet in the series
+        self._pending_sets: dict[Key, float] = {}
         for name, (kind, help_text, labels) in FAMILIES.items():
             if kind == "counter":
                 family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
@@ -113,13 +115,29 @@ class Metrics:
             self._set(series_key(name, **labels), value)
 
     def apply(self, incs: list[tuple[Key, float]], sets: list[tuple[Key, float]]) -> None:
-        """Many :meth:`inc` and :meth:`set` at once (keys from :func:`series_key`): the sink
-        counts every line of a block in one call."""
+        """Many :meth:`inc` and :meth:`set` of labelled series at once (keys from
+        :func:`series_key`): the sink counts every line of a block in one call. The values
+        are what :meth:`get` reads at once; the exposition's series are brought up to date
+        when scraped (:meth:`render`), not line by line."""
         with self._lock:
+            values, pending = self._values, self._pending
             for key, amount in incs:
-                self._inc(key, amount)
+                self._family(key)  # an unknown or derived name fails here, as in inc()
+                values[key] = values.get(key, 0) + amount
+                pending[key] = pending.get(key, 0) + amount
             for key, value in sets:
-                self._set(key, value)
+                self._family(key)
+                values[key] = value
+                self._pending_sets[key] = value
+
+    def _flush(self) -> None:
+        """Push what :meth:`apply` counted into the exposition's series (lock held)."""
+        for key, amount in self._pending.items():
+            self._family(key).inc(amount)
+        for key, value in self._pending_sets.items():
+            self._family(key).set(value)
+        self._pending.clear()
+        self._pending_sets.clear()
 
     def _inc(self, key: Key, amount: float) -> None:
         self._values[key] = self._values.get(key, 0) + amount
@@ -160,6 +178,8 @@ class Metrics:
                        if name == "check_healthy" and bool(value) is healthy)
 
     def render(self) -> str:
+        with self._lock:
+            self._flush()
         return generate_latest(self.registry).decode()
 
 
