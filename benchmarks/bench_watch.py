@@ -102,7 +102,9 @@ class Reader:
                 last = block
             with self.lock:
                 self.arrivals.append((now, line))
-        self.cpu[last] = _cpu_seconds(self.pid)
+        final = _cpu_seconds(self.pid)  # nan once the process is gone: then not known
+        if final == final:
+            self.cpu[last] = final
 
     def lines_of(self, number: int) -> list[tuple[float, dict]]:
         with self.lock:

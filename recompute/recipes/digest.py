@@ -46,7 +46,11 @@ def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
                     derived: dict[str, Any]) -> str:
     """sha256 hex of ``canonical({"block": …, "derived": …, "logs": …, "reads": …})``, the
     block's part given as its canonical text."""
-    parts = ", ".join(e.text() if isinstance(e, ReadEntry) else canonical(e) for e in reads)
+    try:
+        parts = ", ".join([e.text() for e in reads])
+    except AttributeError:  # a plain dict among them (a recipe's own trace entry)
+        parts = ", ".join([e.text() if isinstance(e, ReadEntry) else canonical(e)
+                           for e in reads])
     text = (f'{{"block": {block_text}, "derived": {canonical(derived)}, '
             f'"logs": {canonical(logs) if logs else "[]"}, "reads": [{parts}]}}')
     return hashlib.sha256(text.encode()).hexdigest()
