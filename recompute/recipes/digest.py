@@ -14,8 +14,9 @@ and a read's once per :class:`ReadEntry` (issue #12).
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
+
+from recompute.core.jsontext import encoder
 
 
 class ReadEntry(dict):
@@ -34,12 +35,12 @@ class ReadEntry(dict):
             return self._text
 
 
-_CANONICAL = json.JSONEncoder(sort_keys=True)  # what json.dumps(…, sort_keys=True) builds
+_CANONICAL = encoder(sort_keys=True)  # json.dumps(…, sort_keys=True), built once
 
 
 def canonical(value: Any) -> str:
     """The canonical JSON text the digest hashes (sorted keys, ``json.dumps``' separators)."""
-    return _CANONICAL.encode(value)
+    return _CANONICAL(value)
 
 
 def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],

@@ -13,38 +13,43 @@ import sys
 import threading
 from typing import TextIO
 
+from recompute.core.jsontext import encoder
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import Line
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Key, Metrics, series_key
 
-_LINE = json.JSONEncoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
+_LINE = encoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
 _CONSTANTS = {True: "true", False: "false", None: "null"}
 
 
+_ASCII = json.encoder.encode_basestring_ascii  # what _LINE does with a str
+
+
 def _scalar(value: object) -> str:
+    if value.__class__ is str:
+        return _ASCII(value)
     if value is None or value.__class__ is bool:
         return _CONSTANTS[value]  # type: ignore[index]
-    return _LINE.encode(value)
+    return _LINE(value)
 
 
 def line_text(line: Line, anchors: dict[int, str]) -> str:
-    """``_LINE.encode(line.to_json())``, the same text put together field by field: a block's
+    """``_LINE(line.to_json())``, the same text put together field by field: a block's
     400 lines share one anchor, encoded once (``anchors``, by the identity of the anchor dict,
     for the lines of one write)."""
-    encode = _LINE.encode
     anchor = ""
     if line.anchor is not None:
         anchor = anchors.get(id(line.anchor))
         if anchor is None:
-            anchor = anchors[id(line.anchor)] = ', "anchor": ' + encode(line.anchor)
-    block = str(line.block) if line.block.__class__ is int else encode(line.block)
-    detail = ', "detail": ' + encode(line.detail) if line.detail else ""
-    return (f'{{"block": {block}, "hash": {encode(line.hash)}, "check": {encode(line.check)}, '
-            f'"verdict": {encode(line.verdict.value)}, "reason": {encode(line.reason)}, '
-            f'"final": {_scalar(line.final)}, "healthy": {_scalar(line.healthy)}, '
-            f'"derived": {encode(line.derived)}, '
-            f'"evidence_digest": {encode(line.evidence_digest)}{anchor}{detail}}}')
+            anchor = anchors[id(line.anchor)] = ', "anchor": ' + _LINE(line.anchor)
+    block = str(line.block) if line.block.__class__ is int else _scalar(line.block)
+    detail = ', "detail": ' + _scalar(line.detail) if line.detail else ""
+    return (f'{{"block": {block}, "hash": {_scalar(line.hash)}, '
+            f'"check": {_scalar(line.check)}, "verdict": {_scalar(line.verdict.value)}, '
+            f'"reason": {_scalar(line.reason)}, "final": {_scalar(line.final)}, '
+            f'"healthy": {_scalar(line.healthy)}, "derived": {_LINE(line.derived)}, '
+            f'"evidence_digest": {_scalar(line.evidence_digest)}{anchor}{detail}}}')
 FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that retracts them
 
 
@@ -60,7 +65,7 @@ class Sink:
         self._series: dict[tuple[str, Verdict], tuple[Key, Key, Key]] = {}
 
     def _write(self, objects: list[dict]) -> None:
-        self._put("".join(_LINE.encode(o) + "\n" for o in objects))
+        self._put("".join(_LINE(o) + "\n" for o in objects))
 
     def _write_lines(self, lines: list[Line]) -> None:
         anchors: dict[int, str] = {}
