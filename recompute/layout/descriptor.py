@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +87,13 @@ class Layout:
     def name(self) -> str:
         return self.contract or self.origin
 
-    @property
+    @cached_property
     def digest(self) -> str:
+        # computed once per descriptor: ``document`` is never altered after validation, and
+        # the watch groups every check's reads by it, round after round (issue #12)
         return hashlib.sha256(self.dumps().encode()).hexdigest()
 
-    @property
+    @cached_property
     def runtime_code_hash(self) -> bytes | None:
         """The runtime code hash the descriptor says it was generated for, if it says."""
         text = self.document.get("runtimeCodeHash")

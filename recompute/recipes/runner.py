@@ -13,9 +13,9 @@ decide the verdict; ``--compare-views`` only adds findings.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
@@ -28,6 +28,7 @@ from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
+from recompute.recipes.digest import ReadEntry, canonical, evidence_digest
 from recompute.recipes.framework import (
     Clock,
     Derivation,
@@ -92,18 +93,10 @@ class Runner:
                      at: AnchoredBlock | None = None) -> dict[str, Any]:
         """Put proven ReadResults in this runner's trace; returns ``{path: value}``."""
         out = {}
+        below = at if at is not None and at is not self.block else None
         for result in results:
             out[result.path] = result.value
-            for slot in result.slots:
-                entry = {
-                    "address": "0x" + self.address.hex(),
-                    "slot": f"0x{slot:064x}",
-                    "value": f"0x{known[slot]:064x}",
-                    "path": result.slot_paths.get(slot, result.path),
-                }
-                if at is not None and at is not self.block:
-                    entry["block"] = at.number  # read at an ancestor of the pinned block
-                self.trace.reads.append(entry)
+            self.trace.reads += read_entries(self.address, result, known, below)
         return out
 
     def slots(self, request: Slots) -> dict[int, int]:
@@ -115,12 +108,12 @@ class Runner:
     def record_slots(self, wanted: list[int], storage) -> dict[int, int]:
         """Put proven raw slots in this runner's trace; returns ``{slot: value}``."""
         for slot in wanted:
-            self.trace.reads.append({
-                "address": "0x" + self.address.hex(),
-                "slot": f"0x{slot:064x}",
-                "value": f"0x{storage[slot]:064x}",
-                "path": f"slot:0x{slot:064x}",
-            })
+            self.trace.reads.append(ReadEntry(
+                address="0x" + self.address.hex(),
+                slot=f"0x{slot:064x}",
+                value=f"0x{storage[slot]:064x}",
+                path=f"slot:0x{slot:064x}",
+            ))
         return {slot: storage[slot] for slot in wanted}
 
     # ---- events -----------------------------------------------------------------------
@@ -219,6 +212,21 @@ class Runner:
             except StopIteration as done:
                 return done.value
             answer = self.answer(request, recipe)
+
+
+def read_entries(address: bytes, result, known: dict[int, int],
+                 below: AnchoredBlock | None = None) -> list[ReadEntry]:
+    """The evidence's entries for one proven path: one per slot it was read from (``block``
+    names the ancestor it was read at, if not the pinned block)."""
+    out = []
+    for slot in result.slots:
+        entry = ReadEntry(address="0x" + address.hex(), slot=f"0x{slot:064x}",
+                          value=f"0x{known[slot]:064x}",
+                          path=result.slot_paths.get(slot, result.path))
+        if below is not None:
+            entry["block"] = below.number  # read at an ancestor of the pinned block
+        out.append(entry)
+    return out
 
 
 def prove_paths(block: AnchoredBlock, address: bytes, layout: Layout, paths: list[str],
@@ -342,6 +350,13 @@ class Job:
     expect: dict[str, str] | None = None
     compare_views: bool = False
 
+    @cached_property
+    def evidence_params(self) -> dict[str, str]:
+        """The parameters as the evidence writes them (made once: a watch asks the same job
+        at every block)."""
+        return {k: normalise(v) if not hasattr(v, "as_posix") else str(v)
+                for k, v in self.params.items()}
+
 
 def step(recipe: Recipe, params: dict, block: AnchoredBlock, address: bytes, layout: Layout,
          expect: dict[str, str] | None = None, compare_views: bool = False) -> Outcome:
@@ -415,10 +430,11 @@ def _outcomes(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
               results: list[Any]) -> list[Outcome | Exception]:
     """Each job's outcome from its derivation, or the exception in its place."""
     out: list[Outcome | Exception] = []
+    parts = BlockParts(block)
     for job, runner, result in zip(jobs, runners, results, strict=True):
         if not isinstance(result, Exception):
             try:
-                result = _outcome(block, job, runner, result)
+                result = _outcome(block, job, runner, result, parts)
             except (Unverifiable, UsageError) as exc:
                 result = exc
         out.append(result)
@@ -445,9 +461,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 key = ("reads-at", at.hash, *key[1:])
             entry = carry.kept(key, address, at is not block)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
-                # values a plan might alter are copied; the words and slots are shared
-                results = [replace(r, value=_fresh(r.value)) for r in entry[1][0]]
-                known = entry[1][1]
+                results, entries = entry[1][0], entry[1][3]
                 requests = 0
                 carried = carry.evidence(entry, address, {"reads": list(dict.fromkeys(paths))})
                 if at is block:  # the account proof that allowed the carry
@@ -455,7 +469,11 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
             else:
                 results, known, requests, root = _prove_paths(at, address, layout, paths,
                                                               accounts)
-                carry.keep(key, root, (results, known, layout), at)
+                below = at if at is not block else None
+                # the evidence's entries, made once for every check that asked the path (and
+                # for later blocks while they are carried)
+                entries = {r.path: read_entries(address, r, known, below) for r in results}
+                carry.keep(key, root, (results, known, layout, entries), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -466,14 +484,31 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 except (Unverifiable, UsageError) as exc:
                     out[i] = exc
             continue
-        by_path = {r.path: r for r in results}
+        # values a plan might alter are copied (the kept ones must stay as proven); the words,
+        # slots and evidence entries are shared
+        values = {r.path: _fresh(r.value) for r in results}
         for i in members:
-            if carried is not None:
-                runners[i].trace.carried.append(carried)
-            runners[i].trace.stats.requests += requests
-            runners[i].note_account(accounts, at)
-            out[i] = runners[i].record_reads([by_path[p] for p in dict.fromkeys(reads[i].paths)],
-                                             known, at)
+            out[i] = _hand_out(runners[i], reads[i].paths, values, entries, at, accounts,
+                               requests, carried)
+    return out
+
+
+def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
+              entries: dict[str, list[ReadEntry]], at: AnchoredBlock,
+              accounts: list[ProvenAccount], requests: int, carried: dict | None
+              ) -> dict[str, Any]:
+    """One job's share of a combined read: its values, its trace's entries."""
+    trace = runner.trace
+    if carried is not None:
+        trace.carried.append(carried)
+    trace.stats.requests += requests
+    if accounts:
+        runner.note_account(accounts, at)
+    asked = dict.fromkeys(paths) if len(paths) > 1 else paths
+    out = {}
+    for path in asked:
+        trace.reads += entries[path]
+        out[path] = values[path]
     return out
 
 
@@ -520,32 +555,45 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -
     return out
 
 
+_LEAVES = frozenset({int, bool, bytes, str, type(None)})
+
+
 def _fresh(value: Any) -> Any:
     """A copy of a decoded value's containers (its leaves are immutable: int, bytes, str)."""
     kind = value.__class__
+    if kind in _LEAVES:
+        return value
     if kind is dict:
-        return {k: _fresh(v) for k, v in value.items()}
+        return {k: v if v.__class__ in _LEAVES else _fresh(v) for k, v in value.items()}
     if kind is list:
-        return [_fresh(v) for v in value]
+        return [v if v.__class__ in _LEAVES else _fresh(v) for v in value]
     if kind is tuple:
         return tuple(_fresh(v) for v in value)
-    if kind in (int, bool, bytes, str) or value is None:
-        return value
     import copy  # anything else (a user decoder's object): the general copy
 
     return copy.deepcopy(value)
 
 
-def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivation) -> Outcome:
+class BlockParts:
+    """What every outcome at one block says of the block, made once per block: the evidence's
+    block fields and the block's canonical text for the digest."""
+
+    def __init__(self, block: AnchoredBlock):
+        self.evidence = block_evidence(block)
+        self.block_text = canonical(self.evidence["block"])
+
+
+def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivation,
+             parts: BlockParts | None = None) -> Outcome:
     recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
     expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
     account = subject_account(block, job, runner)
-    evidence = block_evidence(block)
+    parts = parts or BlockParts(block)
+    evidence = dict(parts.evidence)
     evidence.update({
         "recipe": recipe.name,
-        "params": {k: normalise(v) if not hasattr(v, "as_posix") else str(v)
-                   for k, v in params.items()},
+        "params": dict(job.evidence_params),
         "contract": "0x" + address.hex(),
         "layout": layout.name,
         "reads": runner.trace.reads,
@@ -589,9 +637,8 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     else:
         holds = derivation.holds
         detail = "" if holds else (derivation.failed or _found(derivation))
-    evidence["evidence_digest"] = hashlib.sha256(
-        json.dumps({k: evidence[k] for k in ("block", "reads", "logs", "derived")},
-                   sort_keys=True).encode()).hexdigest()
+    evidence["evidence_digest"] = evidence_digest(parts.block_text, evidence["reads"],
+                                                  evidence["logs"], evidence["derived"])
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)

@@ -3,8 +3,10 @@
 Block M is anchored as ``step`` anchors one (the options pin the *top* of the range); every
 block down to N is tied to it by re-hashed parentHash links
 (:func:`recompute.core.anchor.ancestors`,
-the checkpoint walk), so one pin covers the whole range. The blocks are evaluated by a bounded
-pool of threads; lines go to stdout in block order. A block the node fails on
+the checkpoint walk), so one pin covers the whole range. The blocks are evaluated in block order,
+each after the one below it (so that its reads are carried while the storageRoot is the same),
+while ``workers`` threads fetch the next blocks' account proofs ahead
+(:mod:`recompute.watch.lookahead`); lines go to stdout in block order. A block the node fails on
 (:data:`~recompute.watch.evaluate.NODE_TROUBLE`) is tried again with backoff, then given
 UNVERIFIABLE lines. A line is final when the block was ``confirmations`` deep under the head
 the node reported when the audit started.
@@ -14,8 +16,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from recompute.core.anchor import AnchoredBlock, ancestors
@@ -23,6 +23,7 @@ from recompute.core.errors import Unverifiable
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.config import Check
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
+from recompute.watch.lookahead import in_order
 from recompute.watch.sink import Sink
 
 BAR = 28
@@ -111,35 +112,21 @@ class Auditor:
                        f"{len(self.evaluator.checks)} check(s), {self.workers} thread(s)")
         summary = Summary(self.evaluator.checks)
         started = shown = time.monotonic()
-        inflight: deque[tuple[AnchoredBlock, Future]] = deque()
-        pending = iter(blocks)
-        pool = ThreadPoolExecutor(self.workers, thread_name_prefix="watch-audit")
-        try:
-            while True:
-                while len(inflight) < 2 * self.workers and not self.stop.is_set():
-                    block = next(pending, None)
-                    if block is None:
-                        break
-                    inflight.append((block, pool.submit(self._evaluate, block)))
-                if not inflight:
-                    break
-                block, future = inflight.popleft()
-                lines = future.result()
-                if head is not None and head - block.number >= self.confirmations:
-                    lines = [line.as_final() for line in lines]
-                self.sink.evaluated(lines)
-                self.sink.metrics.inc("blocks_total")
-                self.sink.metrics.set("last_verified_block", block.number)
-                self.sink.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
-                summary.add(lines)
-                now = time.monotonic()
-                if now - shown >= 0.2 or summary.blocks == len(blocks):
-                    shown = now
-                    self.sink.progress(_bar(summary.blocks, len(blocks), now - started))
-            if self.stop.is_set() and summary.blocks < len(blocks):
-                self.interrupted_at = blocks[summary.blocks].number
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        for block, lines in in_order(blocks, self._evaluate, self.evaluator.prepare,
+                                     self.workers, self.stop.is_set):
+            if head is not None and head - block.number >= self.confirmations:
+                lines = [line.as_final() for line in lines]
+            self.sink.evaluated(lines)
+            self.sink.metrics.inc("blocks_total")
+            self.sink.metrics.set("last_verified_block", block.number)
+            self.sink.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
+            summary.add(lines)
+            now = time.monotonic()
+            if now - shown >= 0.2 or summary.blocks == len(blocks):
+                shown = now
+                self.sink.progress(_bar(summary.blocks, len(blocks), now - started))
+        if self.stop.is_set() and summary.blocks < len(blocks):
+            self.interrupted_at = blocks[summary.blocks].number
         self.sink.progress(_bar(summary.blocks, len(blocks), time.monotonic() - started) + "\n")
         return summary
 

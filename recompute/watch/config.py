@@ -103,15 +103,17 @@ def parse_config(data: dict, path: Path) -> list[Check]:
     if not isinstance(entries, list) or not entries:
         raise UsageError(f"{path}: no [[check]] tables: a watch needs at least one check")
     checks: list[Check] = []
+    layouts: dict[str, Layout] = {}  # one descriptor object per layout named (issue #12)
     for index, entry in enumerate(entries, start=1):
-        check = _parse_check(entry, index, path, extra)
+        check = _parse_check(entry, index, path, extra, layouts)
         if any(c.name == check.name for c in checks):
             raise UsageError(f"{path}: two checks are named {check.name!r}")
         checks.append(check)
     return checks
 
 
-def _parse_check(entry: object, index: int, path: Path, extra: list[str]) -> Check:
+def _parse_check(entry: object, index: int, path: Path, extra: list[str],
+                 layouts: dict[str, Layout]) -> Check:
     where = f"{path}: check #{index}"
     if not isinstance(entry, dict):
         raise UsageError(f"{where} is not a table")
@@ -125,12 +127,13 @@ def _parse_check(entry: object, index: int, path: Path, extra: list[str]) -> Che
         raise UsageError(f"{where}: unknown key {unknown[0]!r} "
                          f"(keys: {', '.join(sorted(_CHECK_KEYS))})")
     try:
-        return _build(entry, name, path, extra)
+        return _build(entry, name, path, extra, layouts)
     except UsageError as exc:
         raise UsageError(f"{where}: {exc}") from None
 
 
-def _build(entry: dict, name: str, path: Path, extra: list[str]) -> Check:
+def _build(entry: dict, name: str, path: Path, extra: list[str],
+           layouts: dict[str, Layout]) -> Check:
     recipe_name = entry.get("recipe")
     if not isinstance(recipe_name, str):
         raise UsageError("recipe is missing (e.g. recipe = \"amm/layer-status\")")
@@ -141,7 +144,9 @@ def _build(entry: dict, name: str, path: Path, extra: list[str]) -> Check:
     layout_name = entry.get("layout", recipe.layout)
     if not isinstance(layout_name, str):
         raise UsageError("layout must be a layout name or file")
-    layout = load_layout(layout_name)
+    if layout_name not in layouts:  # read once per config: every check of it shares it
+        layouts[layout_name] = load_layout(layout_name)
+    layout = layouts[layout_name]
     healthy_text = entry.get("healthy", "GOOD")
     if not isinstance(healthy_text, str) or healthy_text.upper() not in _HEALTHY:
         raise UsageError(f"healthy = {healthy_text!r}: give GOOD or BAD")

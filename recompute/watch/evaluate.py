@@ -16,7 +16,7 @@ and the caller retries the block (follow mode) or gives up on it after a few tri
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
@@ -46,7 +46,10 @@ class Line:
     anchor: dict | None = None  # how the block was anchored (README §Trust model)
 
     def as_final(self) -> Line:
-        return replace(self, final=True)
+        if self.final:
+            return self
+        return Line(self.block, self.hash, self.check, self.verdict, self.reason, True,
+                    self.healthy, self.derived, self.evidence_digest, self.detail, self.anchor)
 
     def to_json(self) -> dict:
         out = {
@@ -90,7 +93,9 @@ class BlockEvaluator:
 
     def __init__(self, checks: list[Check]):
         self.checks = checks
-        self._learned: dict[str, set[tuple[bytes, int]]] = {}
+        self._learned: dict[str, list[dict]] = {}  # check -> its reads at the last block
+        self._jobs: dict[str, Job] = {}
+        self._addresses: set[str] = set()  # every contract a check read
         self._roots: dict[bytes, object] = {}  # raw storageHash per contract at the last block
         self._lock = threading.Lock()
 
@@ -100,7 +105,7 @@ class BlockEvaluator:
     def evaluate(self, block: AnchoredBlock) -> list[Line]:
         checks = self.active(block.number)
         self._prefetch(block, checks)
-        jobs = [Job(c.recipe, c.params, c.address, c.layout, c.expect) for c in checks]
+        jobs = [self._job(c) for c in checks]
         outcomes = step_many(block, jobs)
         for outcome in outcomes:  # node trouble: no line about the block, try it again
             if isinstance(outcome, Unverifiable) and outcome.reason in NODE_TROUBLE:
@@ -126,21 +131,46 @@ class BlockEvaluator:
                               detail=outcome.detail, anchor=anchor))
         return lines
 
+    def _job(self, check: Check) -> Job:
+        job = self._jobs.get(check.name)
+        if job is None:  # one per check: what it computes once is kept (evidence params)
+            job = self._jobs[check.name] = Job(check.recipe, check.params, check.address,
+                                               check.layout, check.expect)
+        return job
+
     def _learn(self, name: str, reads: list[dict]) -> None:
-        slots = {(bytes.fromhex(r["address"][2:]), int(r["slot"], 16)) for r in reads}
+        # the evidence's own entries (never altered), decoded only when a root changes
         with self._lock:
-            self._learned[name] = slots
+            self._learned[name] = reads
+            for read in reads[:1]:  # a recipe reads its own contract only
+                self._addresses.add(read["address"])
+
+    def prepare(self, block: AnchoredBlock) -> None:
+        """Fetch ahead (a helper thread of :func:`recompute.watch.lookahead.in_order`) the
+        account proof of every contract the checks read: the one request a block whose
+        storageRoots did not change needs. Raw answers into the shared source; nothing is
+        verified or decided here."""
+        if getattr(block.source, "prefetch", None) is None:
+            return
+        with self._lock:
+            addresses = sorted(self._addresses)
+        for address in addresses:
+            block.source.get_proof(bytes.fromhex(address[2:]), [], block.hash)
+
+    def _slots_of(self, address: str, checks: list[Check]) -> list[int]:
+        with self._lock:
+            return sorted({int(read["slot"], 16) for check in checks
+                           for read in self._learned.get(check.name, ())
+                           if read["address"] == address})
 
     def _prefetch(self, block: AnchoredBlock, checks: list[Check]) -> None:
         prefetch = getattr(block.source, "prefetch", None)
         if prefetch is None:
             return
-        by_address: dict[bytes, set[int]] = {}
         with self._lock:
-            for check in checks:
-                for address, slot in self._learned.get(check.name, ()):
-                    by_address.setdefault(address, set()).add(slot)
-        for address, slots in sorted(by_address.items()):
+            addresses = sorted(self._addresses)
+        for text in addresses:
+            address = bytes.fromhex(text[2:])
             # The account alone first: if the node's storageHash is the one it gave at the
             # last block, the runner will carry the proven reads (recompute.recipes.runner
             # Carry, which decides on the *verified* root) and needs no slot proofs. This
@@ -153,7 +183,10 @@ class BlockEvaluator:
                     account = block.source.get_proof(address, [], block.hash)
                     if _storage_hash(account) == before:
                         continue
-                answer = block.source.get_proof(address, sorted(slots), block.hash)  # prefetch
+                slots = self._slots_of(text, checks)
+                if not slots:
+                    continue
+                answer = block.source.get_proof(address, slots, block.hash)  # prefetch
             except Unverifiable as exc:
                 if exc.reason in NODE_TROUBLE:
                     raise

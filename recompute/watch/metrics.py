@@ -60,13 +60,24 @@ LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 prometheus_client.disable_created_metrics()
 
 
+# A series: (family name, its labels sorted by name).
+Key = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def series_key(name: str, **labels: str) -> Key:
+    return (name, tuple(sorted(labels.items())))
+
+
 class Metrics:
     def __init__(self):
         self._lock = threading.Lock()
-        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        self._values: dict[Key, float] = {}
         self._up = 1
         self.registry = CollectorRegistry(auto_describe=True)
         self._families = {}
+        self._series: dict[Key, object] = {}
+        self._pending: dict[Key, float] = {}  # apply()'s counts not yet in the series
+        self._pending_sets: dict[Key, float] = {}
         for name, (kind, help_text, labels) in FAMILIES.items():
             if kind == "counter":
                 family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
@@ -83,39 +94,76 @@ class Metrics:
             self._families["checks"].labels(health=health).set_function(
                 lambda health=health: self._count_health(health == "healthy"))
 
-    def _family(self, name: str, labels: dict[str, str]):
-        if name not in FAMILIES or name in _DERIVED:
-            raise KeyError(f"no settable metric {name!r}")
-        family = self._families[name]
-        return family.labels(**labels) if labels else family
+    def _family(self, key: Key):
+        """The series of ``(name, sorted labels)``, looked up once (``labels()`` of the library
+        is slow, and the watch counts every line of every block)."""
+        series = self._series.get(key)
+        if series is None:
+            name, labels = key
+            if name not in FAMILIES or name in _DERIVED:
+                raise KeyError(f"no settable metric {name!r}")
+            family = self._families[name]
+            series = self._series[key] = family.labels(**dict(labels)) if labels else family
+        return series
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
-        key = (name, tuple(sorted(labels.items())))
         with self._lock:
-            self._values[key] = self._values.get(key, 0) + amount
-            self._family(name, labels).inc(amount)
-            if name == "rpc_errors_total":
-                self._up = 0
+            self._inc(series_key(name, **labels), amount)
 
     def set(self, name: str, value: float, **labels: str) -> None:
         with self._lock:
-            self._values[(name, tuple(sorted(labels.items())))] = value
-            if name == "up":  # derived gauge: the follower says so directly, too
-                self._up = 1 if value else 0
-                return
-            self._family(name, labels).set(value)
-            if name in ("last_verified_block", "head_block"):
-                self._up = 1
+            self._set(series_key(name, **labels), value)
+
+    def apply(self, incs: list[tuple[Key, float]], sets: list[tuple[Key, float]]) -> None:
+        """Many :meth:`inc` and :meth:`set` of labelled series at once (keys from
+        :func:`series_key`): the sink counts every line of a block in one call. The values
+        are what :meth:`get` reads at once; the exposition's series are brought up to date
+        when scraped (:meth:`render`), not line by line."""
+        with self._lock:
+            values, pending = self._values, self._pending
+            for key, amount in incs:
+                self._family(key)  # an unknown or derived name fails here, as in inc()
+                values[key] = values.get(key, 0) + amount
+                pending[key] = pending.get(key, 0) + amount
+            for key, value in sets:
+                self._family(key)
+                values[key] = value
+                self._pending_sets[key] = value
+
+    def _flush(self) -> None:
+        """Push what :meth:`apply` counted into the exposition's series (lock held)."""
+        for key, amount in self._pending.items():
+            self._family(key).inc(amount)
+        for key, value in self._pending_sets.items():
+            self._family(key).set(value)
+        self._pending.clear()
+        self._pending_sets.clear()
+
+    def _inc(self, key: Key, amount: float) -> None:
+        self._values[key] = self._values.get(key, 0) + amount
+        self._family(key).inc(amount)
+        if key[0] == "rpc_errors_total":
+            self._up = 0
+
+    def _set(self, key: Key, value: float) -> None:
+        name = key[0]
+        self._values[key] = value
+        if name == "up":  # derived gauge: the follower says so directly, too
+            self._up = 1 if value else 0
+            return
+        self._family(key).set(value)
+        if name in ("last_verified_block", "head_block"):
+            self._up = 1
 
     def observe(self, name: str, value: float) -> None:
         with self._lock:
-            self._family(name, {}).observe(value)
+            self._family((name, ())).observe(value)
 
     def get(self, name: str, **labels: str) -> float | None:
         """The value last set or counted: what the follower reads back. A counter never
         counted is 0 (as Prometheus shows it); any other metric never set is None."""
         with self._lock:
-            value = self._values.get((name, tuple(sorted(labels.items()))))
+            value = self._values.get(series_key(name, **labels))
         if value is None and FAMILIES.get(name, ("",))[0] == "counter":
             return 0
         return value
@@ -130,6 +178,8 @@ class Metrics:
                        if name == "check_healthy" and bool(value) is healthy)
 
     def render(self) -> str:
+        with self._lock:
+            self._flush()
         return generate_latest(self.registry).decode()
 
 

@@ -27,7 +27,6 @@ import hashlib
 import threading
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.config import Check, parse_config
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
+from recompute.watch.lookahead import in_order
 
 RPC_TIMEOUT = 10.0
 MAX_CONFIG_BYTES = 1 << 20  # a checks.toml is a few kilobytes; refuse to parse a huge one
@@ -54,7 +54,7 @@ class SegmentTask:
     rpcs: tuple[str, ...]
     retries: int = 3
     retry_delay: float = 0.5
-    threads: int = 4  # blocks of the segment evaluated at once (the node's latency overlaps)
+    threads: int = 4  # helpers fetching the next blocks ahead (the node's latency overlaps)
     version: str = ""  # the coordinator's recompute.__version__: workers must run the same
 
     @property
@@ -135,9 +135,9 @@ def evaluate_segment(task: SegmentTask) -> SegmentResult:
         result.hashes = ["0x" + b.hash.hex() for b in blocks]
         result.parent_hash = "0x" + blocks[0].header.parent_hash.hex()
         result.top_hash = result.hashes[-1]
-        with ThreadPoolExecutor(max(1, task.threads), thread_name_prefix="segment") as pool:
-            for lines in pool.map(lambda b: _block_lines(evaluator, b, task), blocks):
-                result.lines.extend(line.to_json() for line in lines)
+        for _, lines in in_order(blocks, lambda b: _block_lines(evaluator, b, task),
+                                 evaluator.prepare, task.threads):
+            result.lines.extend(line.to_json() for line in lines)
         result.seconds = time.monotonic() - started
         return result
     assert failure is not None

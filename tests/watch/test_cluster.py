@@ -13,21 +13,30 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
 from tests import REPO_ROOT
+from tests.rpcproxy import RpcProxy
 from tests.watch.daskproc import DaskCluster
 from tests.watch.watchproc import EXAMPLE
 
 FIRST, LAST, SEGMENT = 110, 157, 6
+
+
+def slowly(method: str, params: list, reply: dict) -> dict:
+    if method == "eth_getProof":
+        time.sleep(0.02)
+    return reply
+
 PREFIX = "recompute-segment-"
 EVERY_BLOCK = "8312/reserved-confirmed/key-1"  # the one check active at every block
 
 
-def audit(node, *extra: str) -> subprocess.Popen:
+def audit(node, *extra: str, url: str | None = None) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "recompute", "watch", "--rpc", node.url, "--config",
+        [sys.executable, "-m", "recompute", "watch", "--rpc", url or node.url, "--config",
          str(EXAMPLE), "--from", str(FIRST), "--to", str(LAST), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
 
@@ -71,16 +80,20 @@ def test_a_segment_that_keeps_failing_ends_as_unverifiable_lines_never_a_gap(
         baseline, cluster):
     node, expected = baseline
     cluster.client.wait_for_workers(2, timeout=60)
-    process = audit(node, "--cluster", cluster.address, "--segment-blocks", str(SEGMENT))
-    try:
-        address, key = cluster.wait_executing(PREFIX)
-        cluster.kill_worker(address)
-        again, key_again = cluster.wait_executing(key, other_than=address)
-        cluster.kill_worker(again)
-        out, err = process.communicate(timeout=180)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    # a node slow enough that the re-run segment is still executing when its second worker is
+    # killed (a warm worker evaluates 6 quiet blocks in a few milliseconds)
+    with RpcProxy(node.url, slowly) as proxy:
+        process = audit(node, "--cluster", cluster.address, "--segment-blocks", str(SEGMENT),
+                        url=proxy.url)
+        try:
+            address, key = cluster.wait_executing(PREFIX)
+            cluster.kill_worker(address)
+            again, key_again = cluster.wait_executing(key, other_than=address)
+            cluster.kill_worker(again)
+            out, err = process.communicate(timeout=180)
+        finally:
+            if process.poll() is None:
+                process.kill()
     failed_lo = int(key.rsplit("-", 1)[1])
     failed_hi = min(failed_lo + SEGMENT - 1, LAST)
     lines = [json.loads(t) for t in out.splitlines()]

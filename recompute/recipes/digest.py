@@ -1,0 +1,57 @@
+"""The evidence digest: sha256 of the canonical JSON of the evidence's ``block``, ``reads``,
+``logs`` and ``derived`` (docs/watch.md §Output: the digest ``step --json`` reports for the same
+block, so a watch line can be re-checked by a step).
+
+The text hashed is exactly ``json.dumps({"block": …, "derived": …, "logs": …, "reads": …},
+sort_keys=True)``. A watch hashes it for every check at every block, and most of it does not
+change between them: the block's part is the same for every check of a block, and a read
+carried from the block below is the same entry, block after block. So the text is put together
+from the parts' own canonical texts (the same bytes: a sorted-keys dump of a dict is its keys'
+dumps in order, joined as ``json.dumps`` joins them), a block's text computed once per block
+and a read's once per :class:`ReadEntry` (issue #12).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from recompute.core.jsontext import encoder
+
+
+class ReadEntry(dict):
+    """One proven read as the evidence lists it (``address``, ``slot``, ``value``, ``path``,
+    and ``block`` when read at an ancestor), keeping its canonical JSON text once computed.
+    Never altered once made: the same entry stands in the evidence of every check that read
+    the path, and of later blocks while it is carried."""
+
+    __slots__ = ("_text",)
+
+    def text(self) -> str:
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = canonical(self)
+            return self._text
+
+
+_CANONICAL = encoder(sort_keys=True)  # json.dumps(…, sort_keys=True), built once
+
+
+def canonical(value: Any) -> str:
+    """The canonical JSON text the digest hashes (sorted keys, ``json.dumps``' separators)."""
+    return _CANONICAL(value)
+
+
+def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
+                    derived: dict[str, Any]) -> str:
+    """sha256 hex of ``canonical({"block": …, "derived": …, "logs": …, "reads": …})``, the
+    block's part given as its canonical text."""
+    try:
+        parts = ", ".join([e.text() for e in reads])
+    except AttributeError:  # a plain dict among them (a recipe's own trace entry)
+        parts = ", ".join([e.text() if isinstance(e, ReadEntry) else canonical(e)
+                           for e in reads])
+    text = (f'{{"block": {block_text}, "derived": {canonical(derived)}, '
+            f'"logs": {canonical(logs) if logs else "[]"}, "reads": [{parts}]}}')
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,61 @@
+"""Blocks evaluated one after another, in block order, while threads fetch ahead
+(docs/watch.md §Range audit, issue #12).
+
+A range audit's blocks are not independent: a block's reads are carried from the block below it
+while the contract's storageRoot is the same (:class:`recompute.recipes.runner.Carry`), which
+needs the block below evaluated first. Evaluating several blocks at once in threads breaks that
+chain (each of them re-proves everything) and gains nothing for the CPU-bound part under the
+GIL. So :func:`in_order` evaluates the blocks in order on the calling thread, and ``threads``
+helpers only *prepare* the next few blocks (``prepare``: the raw answers the evaluation will
+ask for, fetched into the shared source), so the node's latency overlaps the verification of
+the block in hand. A preparation that fails is ignored: the evaluation asks again and meets the
+failure itself.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+B = TypeVar("B")
+R = TypeVar("R")
+
+
+def in_order(blocks: Iterable[B], evaluate: Callable[[B], R], prepare: Callable[[B], object],
+             threads: int, stop: Callable[[], bool] = lambda: False) -> Iterator[tuple[B, R]]:
+    """``(block, evaluate(block))`` in the order of ``blocks``, ``prepare`` run up to
+    ``2 * threads`` blocks ahead; stops early when ``stop()`` says so."""
+    ahead: deque[tuple[B, Future]] = deque()
+    pending = iter(blocks)
+    depth = 2 * max(1, threads)
+    # What exists before the range (modules, checks, layouts, the range's headers) lives as
+    # long as the audit: kept out of the cyclic collector's passes while the blocks run, so
+    # that each pass walks only what the blocks made (2.5 -> 1.0 ms a 400-check block).
+    gc.freeze()
+    with ThreadPoolExecutor(max(1, threads), thread_name_prefix="watch-ahead") as pool:
+        try:
+            while True:
+                while len(ahead) < depth:
+                    block = next(pending, None)
+                    if block is None:
+                        break
+                    ahead.append((block, pool.submit(_quietly, prepare, block)))
+                if not ahead or stop():
+                    return
+                block, prepared = ahead.popleft()
+                prepared.result()
+                yield block, evaluate(block)
+        finally:
+            for _, future in ahead:
+                future.cancel()
+            gc.unfreeze()
+
+
+def _quietly(prepare: Callable[[B], object], block: B) -> None:
+    try:
+        prepare(block)
+    except Exception:  # noqa: BLE001 -- only a head start: the evaluation asks again
+        pass

@@ -1,0 +1,45 @@
+"""The evidence digest put together from kept parts (recompute.recipes.digest) hashes exactly
+the bytes of ``json.dumps({"block", "reads", "logs", "derived"}, sort_keys=True)``, the
+definition docs/watch.md gives (so a watch line can be re-checked by ``step``): expected
+values from hashlib and json directly, on the shapes evidence takes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from recompute.recipes.digest import ReadEntry, canonical, evidence_digest
+
+BLOCK = {"number": 7, "hash": "0x" + "ab" * 32, "state_root": "0x" + "cd" * 32,
+         "receipts_root": "0x" + "ef" * 32, "timestamp": 1762601248}
+READ = {"address": "0x" + "12" * 20, "slot": "0x" + "00" * 31 + "01",
+        "value": "0x" + "00" * 32, "path": "heads[0x1212].enrolled"}
+
+
+def _by_definition(block, reads, logs, derived) -> str:
+    return hashlib.sha256(json.dumps({"block": block, "reads": reads, "logs": logs,
+                                      "derived": derived}, sort_keys=True).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("reads, logs, derived", [
+    ([], [], {}),
+    ([READ], [], {"status": "FRESH", "deadline": "1762687648", "never_completed": True}),
+    ([READ, {**READ, "block": 5}], [{"address": "0x" + "12" * 20, "topics": ["0x01"],
+                                     "data": "0x", "block": 6, "log_index": 0}],
+     {"roster": ["0xaa", "0xbb"], "nested": {"z": 1, "a": [None, False]}, "é": "ü"}),
+])
+def test_the_digest_is_the_definitions(reads, logs, derived):
+    kept = [ReadEntry(r) for r in reads]
+    expected = _by_definition(BLOCK, reads, logs, derived)
+    assert evidence_digest(canonical(BLOCK), kept, logs, derived) == expected
+    assert evidence_digest(canonical(BLOCK), reads, logs, derived) == expected  # plain dicts
+    for entry in kept:  # a kept text is the one computed again
+        assert entry.text() == entry.text() == json.dumps(dict(entry), sort_keys=True)
+
+
+def test_a_different_read_is_a_different_digest():
+    other = {**READ, "value": "0x" + "00" * 31 + "01"}
+    assert (evidence_digest(canonical(BLOCK), [ReadEntry(READ)], [], {})
+            != evidence_digest(canonical(BLOCK), [ReadEntry(other)], [], {}))
