@@ -463,7 +463,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
                 results, entries = entry[1][0], entry[1][3]
                 requests = 0
-                carried = carry.evidence(entry, address, {"reads": list(dict.fromkeys(paths))})
+                carried = carry.evidence(entry, address, {})  # each check adds its paths
                 if at is block:  # the account proof that allowed the carry
                     accounts.append(carry.account(address))
             else:
@@ -499,12 +499,12 @@ def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
               ) -> dict[str, Any]:
     """One job's share of a combined read: its values, its trace's entries."""
     trace = runner.trace
-    if carried is not None:
-        trace.carried.append(carried)
+    asked = dict.fromkeys(paths) if len(paths) > 1 else paths
+    if carried is not None:  # the paths this check read, not its group's (which others read)
+        trace.carried.append({"reads": list(asked), **carried})
     trace.stats.requests += requests
     if accounts:
         runner.note_account(accounts, at)
-    asked = dict.fromkeys(paths) if len(paths) > 1 else paths
     out = {}
     for path in asked:
         trace.reads += entries[path]
@@ -529,7 +529,7 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -
             entry = carry.kept(key, address)
             if entry is not None:
                 storage = entry[1]
-                carried = carry.evidence(entry, address, {"slots": len(union)})
+                carried = carry.evidence(entry, address, {})  # each check adds its count
                 account = carry.account(address)  # the proof that allowed the carry
             else:
                 account = prove_account(block, address, union, stats=stats)
@@ -546,8 +546,8 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -
                     out[i] = exc
             continue
         for i in members:
-            if carried is not None:
-                runners[i].trace.carried.append(carried)
+            if carried is not None:  # the slots this check read, not its group's
+                runners[i].trace.carried.append({"slots": len(wanted[i]), **carried})
             runners[i].trace.stats.requests += stats.requests
             runners[i].trace.stats.slots += len(wanted[i])
             runners[i].note_account([account], block)

@@ -93,3 +93,30 @@ def test_an_earlier_account_proof_for_a_later_block_is_unverifiable(meter, anvil
     with pytest.raises(Unverifiable) as caught:
         step(recipe, params, anchor_block([liar], block_hash=later_hash), address, layout)
     assert caught.value.reason in ("invalid-proof", "rpc-inconsistent")
+
+
+def test_each_check_carries_only_the_paths_it_read(meter, anvil):
+    """Two checks combined into one read of the meter (two envelopes): once carried, each
+    check's evidence names the paths it read, not the other check's (the carried entry is
+    that check's evidence, as its ``reads`` are)."""
+    from recompute.recipes.runner import Job, step_many
+
+    w3, contract, operator, recipe, params, layout = meter
+    other = "0x" + "cd" * 32
+    tx = contract.functions.openEnvelope(bytes.fromhex(other[2:]), operator, 500,
+                                         400).transact({"from": w3.eth.accounts[1]})
+    w3.eth.wait_for_transaction_receipt(tx)
+    address = bytes.fromhex(contract.address[2:])
+    jobs = [Job(recipe, recipe.parse_params({"key": key, "shape": "headroom"}), address, layout)
+            for key in (KEY, other)]
+    source = LiveSource(anvil.url)
+    step_many(anchor_block([source], block="latest"), jobs)
+    anvil.rpc("evm_mine")  # a block that does not touch the meter: the reads are carried
+    outcomes = step_many(anchor_block([source], block="latest"), jobs)
+    caps = [o.evidence["derived"]["cap"] for o in outcomes]
+    assert caps == ["8000", "400"]  # the envelopes opened above
+    for outcome, key in zip(outcomes, (KEY, other), strict=True):
+        read = {r["path"] for r in outcome.evidence["reads"]}
+        carried = [p for e in outcome.evidence["carried"] for p in e["reads"]]
+        assert carried and set(carried) == read, (key, carried, read)
+        assert all(key[2:] in p for p in carried)  # its own envelope's paths only

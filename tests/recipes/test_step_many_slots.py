@@ -48,3 +48,21 @@ def test_hundred_struct_keys_cost_one_proof_request(anvil):
     alone = step(recipe, jobs[2].params, block, address, layout)
     assert alone.evidence["reads"] == outcomes[2].evidence["reads"]
     assert alone.evidence["derived"] == outcomes[2].evidence["derived"]
+
+
+def test_carried_struct_slots_are_counted_per_check(anvil):
+    """Three struct: checks read 2 slots each (6 in the group); once carried to a quiet
+    block, each check's carried entry counts its own 2, as its ``reads`` do."""
+    w3 = connect(anvil.url)
+    meter = deploy(w3, "HeadroomMeter")
+    recipe = get_recipe(CAP)
+    layout = load_layout(recipe.layout)
+    address = bytes.fromhex(meter.address[2:])
+    jobs = [Job(recipe, recipe.parse_params({"key": _key(i), "shape": "struct:2:2:1"}),
+                address, layout) for i in range(1, 4)]
+    source = LiveSource(anvil.url)
+    step_many(anchor_block([source], block="latest"), jobs)
+    anvil.rpc("evm_mine")  # nothing written: the slots are carried
+    for outcome in step_many(anchor_block([source], block="latest"), jobs):
+        (entry,) = outcome.evidence["carried"]
+        assert entry["slots"] == len(outcome.evidence["reads"]) == 2
