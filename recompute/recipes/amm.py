@@ -74,7 +74,10 @@ SIGNAL = ("NOT_ENROLLED", "NOT_TRACKED", "PRESENT", "SILENT")
 
 
 def _min_nonzero(a: int, b: int) -> int:
-    return min(v for v in (a, b) if v) if (a or b) else 0
+    """The smaller of two values, a zero (none set) not counting; 0 if both are."""
+    if a and b:
+        return a if a < b else b
+    return a or b
 
 
 def effective_requirements(policy: dict, floor: dict) -> dict:

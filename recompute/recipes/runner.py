@@ -499,15 +499,20 @@ def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
               ) -> dict[str, Any]:
     """One job's share of a combined read: its values, its trace's entries."""
     trace = runner.trace
-    asked = dict.fromkeys(paths) if len(paths) > 1 else paths
     if carried is not None:  # the paths this check read, not its group's (which others read)
-        trace.carried.append({"reads": list(asked), **carried})
-    trace.stats.requests += requests
-    if accounts:
-        runner.note_account(accounts, at)
+        trace.carried.append({"reads": list(dict.fromkeys(paths)), **carried})
+    if requests:
+        trace.stats.requests += requests
+    if accounts and at is runner.block and runner.account is None:  # Runner.note_account
+        runner.account = accounts[0]
+    reads = trace.reads
+    if len(paths) == 1:  # most requests: one path
+        path = paths[0]
+        reads += entries[path]
+        return {path: values[path]}
     out = {}
-    for path in asked:
-        trace.reads += entries[path]
+    for path in dict.fromkeys(paths):
+        reads += entries[path]
         out[path] = values[path]
     return out
 
@@ -688,6 +693,11 @@ def _normal_text(text: str) -> str:
 
 
 def _json_value(value: Any) -> Any:
+    kind = value.__class__  # the common kinds first (exactly str, exactly int: not bool)
+    if kind is str:
+        return value
+    if kind is int:
+        return str(value)
     if isinstance(value, bytes):
         return "0x" + value.hex()
     if isinstance(value, bool) or value is None:

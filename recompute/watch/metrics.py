@@ -120,13 +120,15 @@ class Metrics:
         are what :meth:`get` reads at once; the exposition's series are brought up to date
         when scraped (:meth:`render`), not line by line."""
         with self._lock:
-            values, pending = self._values, self._pending
+            values, pending, known = self._values, self._pending, self._series
             for key, amount in incs:
-                self._family(key)  # an unknown or derived name fails here, as in inc()
+                if key not in known:  # an unknown or derived name fails here, as in inc()
+                    self._family(key)
                 values[key] = values.get(key, 0) + amount
                 pending[key] = pending.get(key, 0) + amount
             for key, value in sets:
-                self._family(key)
+                if key not in known:  # (known: a series _family made, after its checks)
+                    self._family(key)
                 values[key] = value
                 self._pending_sets[key] = value
 
