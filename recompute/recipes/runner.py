@@ -28,7 +28,7 @@ from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.digest import ReadEntry, canonical, evidence_digest
+from recompute.recipes.digest import ReadEntries, ReadEntry, canonical, evidence_digest
 from recompute.recipes.framework import (
     Clock,
     Derivation,
@@ -51,6 +51,10 @@ class Trace:
     receipts_proven: int = 0
     carried: list[dict] = field(default_factory=list)  # scans kept from a block below
     stats: ProofStats = field(default_factory=ProofStats)
+    # the digest's text of reads[:texted], one ReadEntries.text() per path handed out by a
+    # combined read (recipes.digest); used only while it covers every read
+    read_texts: list[str] = field(default_factory=list)
+    texted: int = 0
 
 
 class Runner:
@@ -215,10 +219,10 @@ class Runner:
 
 
 def read_entries(address: bytes, result, known: dict[int, int],
-                 below: AnchoredBlock | None = None) -> list[ReadEntry]:
+                 below: AnchoredBlock | None = None) -> ReadEntries:
     """The evidence's entries for one proven path: one per slot it was read from (``block``
     names the ancestor it was read at, if not the pinned block)."""
-    out = []
+    out = ReadEntries()
     for slot in result.slots:
         entry = ReadEntry(address="0x" + address.hex(), slot=f"0x{slot:064x}",
                           value=f"0x{known[slot]:064x}",
@@ -412,13 +416,19 @@ def _answer_round(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
             else:
                 answers[i] = answer
 
-    reads = {i: r for i, r in requests.items() if isinstance(r, Reads)}
-    take(_combined_reads(block, jobs, runners, reads, carry))
-    raw = {i: r for i, r in requests.items() if isinstance(r, Slots)}
-    take(_combined_slots(block, jobs, runners, raw, carry))
+    reads: dict[int, Reads] = {}
+    raw: dict[int, Slots] = {}
+    others: dict[int, Any] = {}
     for i, request in requests.items():
-        if i in reads or i in raw:
-            continue
+        if isinstance(request, Reads):
+            reads[i] = request
+        elif isinstance(request, Slots):
+            raw[i] = request
+        else:
+            others[i] = request
+    take(_combined_reads(block, jobs, runners, reads, carry))
+    take(_combined_slots(block, jobs, runners, raw, carry))
+    for i, request in others.items():
         try:
             answers[i] = runners[i].answer(request, jobs[i].recipe)
         except (Unverifiable, UsageError) as exc:
@@ -494,7 +504,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
 
 
 def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
-              entries: dict[str, list[ReadEntry]], at: AnchoredBlock,
+              entries: dict[str, ReadEntries], at: AnchoredBlock,
               accounts: list[ProvenAccount], requests: int, carried: dict | None
               ) -> dict[str, Any]:
     """One job's share of a combined read: its values, its trace's entries."""
@@ -506,13 +516,13 @@ def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
     if accounts and at is runner.block and runner.account is None:  # Runner.note_account
         runner.account = accounts[0]
     reads = trace.reads
-    if len(paths) == 1:  # most requests: one path
-        path = paths[0]
-        reads += entries[path]
-        return {path: values[path]}
     out = {}
-    for path in dict.fromkeys(paths):
-        reads += entries[path]
+    for path in paths if len(paths) == 1 else dict.fromkeys(paths):
+        chunk = entries[path]
+        if chunk and trace.texted == len(reads):  # the digest's text still covers them all
+            trace.read_texts.append(chunk.text())
+            trace.texted += len(chunk)
+        reads += chunk
         out[path] = values[path]
     return out
 
@@ -569,7 +579,11 @@ def _fresh(value: Any) -> Any:
     if kind in _LEAVES:
         return value
     if kind is dict:
-        return {k: v if v.__class__ in _LEAVES else _fresh(v) for k, v in value.items()}
+        out = value.copy()  # then the containers among its values, copied in turn
+        for k, v in value.items():
+            if v.__class__ not in _LEAVES:
+                out[k] = _fresh(v)
+        return out
     if kind is list:
         return [v if v.__class__ in _LEAVES else _fresh(v) for v in value]
     if kind is tuple:
@@ -595,8 +609,8 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     derived = derivation.derived
     account = subject_account(block, job, runner)
     parts = parts or BlockParts(block)
-    evidence = dict(parts.evidence)
-    evidence.update({
+    evidence = {
+        **parts.evidence,
         "recipe": recipe.name,
         "params": dict(job.evidence_params),
         "contract": "0x" + address.hex(),
@@ -610,7 +624,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "predicate": derivation.predicate,
         "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
-    })
+    }
     recorded = layout.runtime_code_hash
     if recorded is not None and recorded != account.code_hash:
         evidence["findings"].append({
@@ -642,8 +656,11 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     else:
         holds = derivation.holds
         detail = "" if holds else (derivation.failed or _found(derivation))
+    trace = runner.trace
+    reads_text = ", ".join(trace.read_texts) if trace.texted == len(trace.reads) else None
     evidence["evidence_digest"] = evidence_digest(parts.block_text, evidence["reads"],
-                                                  evidence["logs"], evidence["derived"])
+                                                  evidence["logs"], evidence["derived"],
+                                                  reads_text)
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)

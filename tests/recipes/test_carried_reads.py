@@ -120,3 +120,33 @@ def test_each_check_carries_only_the_paths_it_read(meter, anvil):
         carried = [p for e in outcome.evidence["carried"] for p in e["reads"]]
         assert carried and set(carried) == read, (key, carried, read)
         assert all(key[2:] in p for p in carried)  # its own envelope's paths only
+
+
+def test_combined_and_carried_digests_are_the_definitions(meter, anvil):
+    """A combined read hands each check its paths' entries with their text (the digest's
+    reads part, put together per path): at the block that proves them and at the block that
+    carries them, each outcome's digest is sha256 of json.dumps of its own evidence's block,
+    reads, logs and derived (the definition, docs/watch.md §Output)."""
+    import hashlib
+    import json
+
+    from recompute.recipes.runner import Job, step_many
+
+    w3, contract, operator, recipe, params, layout = meter
+    other = "0x" + "cd" * 32
+    tx = contract.functions.openEnvelope(bytes.fromhex(other[2:]), operator, 500,
+                                         400).transact({"from": w3.eth.accounts[1]})
+    w3.eth.wait_for_transaction_receipt(tx)
+    address = bytes.fromhex(contract.address[2:])
+    jobs = [Job(recipe, recipe.parse_params({"key": key, "shape": "headroom"}), address, layout)
+            for key in (KEY, other, KEY)]
+    source = LiveSource(anvil.url)
+    for _ in range(2):  # proven, then carried
+        for outcome in step_many(anchor_block([source], block="latest"), jobs):
+            evidence = json.loads(json.dumps(outcome.evidence))  # plain dicts and lists
+            text = json.dumps({k: evidence[k] for k in ("block", "reads", "logs", "derived")},
+                              sort_keys=True)
+            assert evidence["reads"]
+            assert outcome.evidence["evidence_digest"] == hashlib.sha256(
+                text.encode()).hexdigest()
+        anvil.rpc("evm_mine")
