@@ -100,6 +100,7 @@ class Auditor:
         self.retry_delay = retry_delay
         self.stop = stop or threading.Event()
         self.interrupted_at: int | None = None
+        self._head: int | None = None  # the chain's head when the audit started (run)
 
     def run(self, top: AnchoredBlock, first: int, head: int | None) -> Summary:
         self.sink.note(f"audit: block {top.number} 0x{top.hash.hex()} anchored by "
@@ -112,9 +113,10 @@ class Auditor:
                        f"{len(self.evaluator.checks)} check(s), {self.workers} thread(s)")
         summary = Summary(self.evaluator.checks)
         started = shown = time.monotonic()
+        self._head = head
         for block, lines in in_order(blocks, self._evaluate, self.evaluator.prepare,
                                      self.workers, self.stop.is_set):
-            if head is not None and head - block.number >= self.confirmations:
+            if self._final(block):  # made final by the evaluation already (no copy then)
                 lines = [line.as_final() for line in lines]
             self.sink.evaluated(lines)
             self.sink.metrics.inc("blocks_total")
@@ -130,10 +132,14 @@ class Auditor:
         self.sink.progress(_bar(summary.blocks, len(blocks), time.monotonic() - started) + "\n")
         return summary
 
+    def _final(self, block: AnchoredBlock) -> bool:
+        """Is the block deep enough below the head that its lines are final?"""
+        return self._head is not None and self._head - block.number >= self.confirmations
+
     def _evaluate(self, block: AnchoredBlock) -> list[Line]:
         for attempt in range(self.retries + 1):
             try:
-                return self.evaluator.evaluate(block)
+                return self.evaluator.evaluate(block, self._final(block))
             except Unverifiable as exc:
                 if exc.reason not in NODE_TROUBLE:  # about this block: its lines say so, and
                     return unverifiable_lines(       # the audit goes on to the next block

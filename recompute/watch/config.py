@@ -103,11 +103,13 @@ def parse_config(data: dict, path: Path) -> list[Check]:
     if not isinstance(entries, list) or not entries:
         raise UsageError(f"{path}: no [[check]] tables: a watch needs at least one check")
     checks: list[Check] = []
+    names: set[str] = set()
     layouts: dict[str, Layout] = {}  # one descriptor object per layout named (issue #12)
     for index, entry in enumerate(entries, start=1):
         check = _parse_check(entry, index, path, extra, layouts)
-        if any(c.name == check.name for c in checks):
+        if check.name in names:
             raise UsageError(f"{path}: two checks are named {check.name!r}")
+        names.add(check.name)
         checks.append(check)
     return checks
 

@@ -102,7 +102,9 @@ class BlockEvaluator:
     def active(self, number: int) -> list[Check]:
         return [c for c in self.checks if number >= c.since]
 
-    def evaluate(self, block: AnchoredBlock) -> list[Line]:
+    def evaluate(self, block: AnchoredBlock, final: bool = False) -> list[Line]:
+        """Every active check's line at ``block`` (``final``: already deep enough, as a range
+        audit knows before it evaluates: the lines are made final at once)."""
         checks = self.active(block.number)
         self._prefetch(block, checks)
         jobs = [self._job(c) for c in checks]
@@ -111,6 +113,7 @@ class BlockEvaluator:
             if isinstance(outcome, Unverifiable) and outcome.reason in NODE_TROUBLE:
                 raise outcome
         lines = []
+        learned: list[tuple[str, list[dict]]] = []
         block_hash = "0x" + block.hash.hex()
         anchor = anchor_summary(block)
         for check, outcome in zip(checks, outcomes, strict=True):
@@ -118,17 +121,18 @@ class BlockEvaluator:
                 raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
             if isinstance(outcome, Unverifiable):
                 lines.append(Line(block.number, block_hash, check.name, Verdict.UNVERIFIABLE,
-                                  outcome.reason, detail=outcome.detail, anchor=anchor))
+                                  outcome.reason, final, detail=outcome.detail, anchor=anchor))
                 continue
             if isinstance(outcome, Exception):
                 raise outcome
             evidence = outcome.evidence
-            self._learn(check.name, evidence["reads"])
+            learned.append((check.name, evidence["reads"]))
             lines.append(Line(block.number, block_hash, check.name, outcome.verdict,
-                              outcome.reason, healthy=check.is_healthy(outcome.verdict),
+                              outcome.reason, final, healthy=check.is_healthy(outcome.verdict),
                               derived=evidence["derived"],
                               evidence_digest=evidence["evidence_digest"],
                               detail=outcome.detail, anchor=anchor))
+        self._learn(learned)
         return lines
 
     def _job(self, check: Check) -> Job:
@@ -138,12 +142,14 @@ class BlockEvaluator:
                                                check.layout, check.expect)
         return job
 
-    def _learn(self, name: str, reads: list[dict]) -> None:
-        # the evidence's own entries (never altered), decoded only when a root changes
+    def _learn(self, learned: list[tuple[str, list[dict]]]) -> None:
+        """Each check's reads at this block (the evidence's own entries, never altered,
+        decoded only when a root changes), all under one lock."""
         with self._lock:
-            self._learned[name] = reads
-            for read in reads[:1]:  # a recipe reads its own contract only
-                self._addresses.add(read["address"])
+            for name, reads in learned:
+                self._learned[name] = reads
+                if reads:  # a recipe reads its own contract only
+                    self._addresses.add(reads[0]["address"])
 
     def prepare(self, block: AnchoredBlock) -> None:
         """Fetch ahead (a helper thread of :func:`recompute.watch.lookahead.in_order`) the
