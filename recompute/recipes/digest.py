@@ -35,21 +35,6 @@ class ReadEntry(dict):
             return self._text
 
 
-class ReadEntries(list):
-    """The entries of one proven path (one per slot it was read from), keeping their joined
-    canonical text once computed: what the digest's ``reads`` list holds for that path. Never
-    altered once made (shared, as its entries are, by every check that read the path)."""
-
-    __slots__ = ("_text",)
-
-    def text(self) -> str:
-        try:
-            return self._text
-        except AttributeError:
-            self._text: str = ", ".join([e.text() for e in self])
-            return self._text
-
-
 _CANONICAL = encoder(sort_keys=True)  # json.dumps(…, sort_keys=True), built once
 
 
@@ -59,23 +44,14 @@ def canonical(value: Any) -> str:
 
 
 def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
-                    derived: dict[str, Any], reads_text: str | None = None) -> str:
+                    derived: dict[str, Any]) -> str:
     """sha256 hex of ``canonical({"block": …, "derived": …, "logs": …, "reads": …})``, the
-    block's part given as its canonical text; ``reads_text``, if given, is the text between
-    the reads' brackets (the :meth:`ReadEntries.text` of the lists ``reads`` is made of,
-    joined as their entries would be)."""
-    if reads_text is not None:
-        parts = reads_text
-    else:
-        parts = _reads_text(reads)
+    block's part given as its canonical text."""
+    try:
+        parts = ", ".join([e.text() for e in reads])
+    except AttributeError:  # a plain dict among them (a recipe's own trace entry)
+        parts = ", ".join([e.text() if isinstance(e, ReadEntry) else canonical(e)
+                           for e in reads])
     text = (f'{{"block": {block_text}, "derived": {canonical(derived)}, '
             f'"logs": {canonical(logs) if logs else "[]"}, "reads": [{parts}]}}')
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _reads_text(reads: list[dict]) -> str:
-    try:
-        return ", ".join([e.text() for e in reads])
-    except AttributeError:  # a plain dict among them (a recipe's own trace entry)
-        return ", ".join([e.text() if isinstance(e, ReadEntry) else canonical(e)
-                          for e in reads])

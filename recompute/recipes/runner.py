@@ -28,7 +28,7 @@ from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.digest import ReadEntries, ReadEntry, canonical, evidence_digest
+from recompute.recipes.digest import ReadEntry, canonical, evidence_digest
 from recompute.recipes.framework import (
     Clock,
     Derivation,
@@ -51,10 +51,6 @@ class Trace:
     receipts_proven: int = 0
     carried: list[dict] = field(default_factory=list)  # scans kept from a block below
     stats: ProofStats = field(default_factory=ProofStats)
-    # the digest's text of reads[:texted], one ReadEntries.text() per path handed out by a
-    # combined read (recipes.digest); used only while it covers every read
-    read_texts: list[str] = field(default_factory=list)
-    texted: int = 0
 
 
 class Runner:
@@ -219,10 +215,10 @@ class Runner:
 
 
 def read_entries(address: bytes, result, known: dict[int, int],
-                 below: AnchoredBlock | None = None) -> ReadEntries:
+                 below: AnchoredBlock | None = None) -> list[ReadEntry]:
     """The evidence's entries for one proven path: one per slot it was read from (``block``
     names the ancestor it was read at, if not the pinned block)."""
-    out = ReadEntries()
+    out = []
     for slot in result.slots:
         entry = ReadEntry(address="0x" + address.hex(), slot=f"0x{slot:064x}",
                           value=f"0x{known[slot]:064x}",
@@ -504,25 +500,22 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
 
 
 def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
-              entries: dict[str, ReadEntries], at: AnchoredBlock,
+              entries: dict[str, list[ReadEntry]], at: AnchoredBlock,
               accounts: list[ProvenAccount], requests: int, carried: dict | None
               ) -> dict[str, Any]:
     """One job's share of a combined read: its values, its trace's entries."""
     trace = runner.trace
+    asked = paths if len(paths) == 1 else dict.fromkeys(paths)  # most ask one path
     if carried is not None:  # the paths this check read, not its group's (which others read)
-        trace.carried.append({"reads": list(dict.fromkeys(paths)), **carried})
+        trace.carried.append({"reads": list(asked), **carried})
     if requests:
         trace.stats.requests += requests
     if accounts and at is runner.block and runner.account is None:  # Runner.note_account
         runner.account = accounts[0]
     reads = trace.reads
     out = {}
-    for path in paths if len(paths) == 1 else dict.fromkeys(paths):
-        chunk = entries[path]
-        if chunk and trace.texted == len(reads):  # the digest's text still covers them all
-            trace.read_texts.append(chunk.text())
-            trace.texted += len(chunk)
-        reads += chunk
+    for path in asked:
+        reads += entries[path]
         out[path] = values[path]
     return out
 
@@ -656,11 +649,8 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     else:
         holds = derivation.holds
         detail = "" if holds else (derivation.failed or _found(derivation))
-    trace = runner.trace
-    reads_text = ", ".join(trace.read_texts) if trace.texted == len(trace.reads) else None
     evidence["evidence_digest"] = evidence_digest(parts.block_text, evidence["reads"],
-                                                  evidence["logs"], evidence["derived"],
-                                                  reads_text)
+                                                  evidence["logs"], evidence["derived"])
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)

@@ -123,10 +123,10 @@ def test_each_check_carries_only_the_paths_it_read(meter, anvil):
 
 
 def test_combined_and_carried_digests_are_the_definitions(meter, anvil):
-    """A combined read hands each check its paths' entries with their text (the digest's
-    reads part, put together per path): at the block that proves them and at the block that
-    carries them, each outcome's digest is sha256 of json.dumps of its own evidence's block,
-    reads, logs and derived (the definition, docs/watch.md §Output)."""
+    """Checks sharing a combined read (one of them twice) share its entries and their kept
+    texts: at the block that proves them and at the block that carries them, each outcome's
+    digest is sha256 of json.dumps of its own evidence's block, reads, logs and derived (the
+    definition, docs/watch.md §Output)."""
     import hashlib
     import json
 

@@ -43,18 +43,3 @@ def test_a_different_read_is_a_different_digest():
     other = {**READ, "value": "0x" + "00" * 31 + "01"}
     assert (evidence_digest(canonical(BLOCK), [ReadEntry(READ)], [], {})
             != evidence_digest(canonical(BLOCK), [ReadEntry(other)], [], {}))
-
-
-def test_reads_given_as_path_texts_are_the_definitions():
-    """The reads part given as the joined texts of per-path entry lists (what a combined read
-    hands out) hashes the same bytes as the flat list of entries."""
-    from recompute.recipes.digest import ReadEntries
-
-    first = ReadEntries([ReadEntry(READ), ReadEntry({**READ, "slot": "0x" + "00" * 31 + "02"})])
-    second = ReadEntries([ReadEntry({**READ, "path": "floors[0x1212]", "block": 5})])
-    reads = [*first, *second]
-    derived = {"status": "DUE", "clock": "9"}
-    expected = _by_definition(BLOCK, [dict(r) for r in reads], [], derived)
-    text = ", ".join([first.text(), second.text()])
-    assert evidence_digest(canonical(BLOCK), reads, [], derived, text) == expected
-    assert first.text() == ", ".join(json.dumps(dict(e), sort_keys=True) for e in first)
