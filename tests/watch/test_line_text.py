@@ -37,3 +37,21 @@ def test_the_sink_writes_what_json_dumps_writes(method):
     expected = "".join(json.dumps(line.to_json(), separators=(", ", ": ")) + "\n"
                        for line in LINES)
     assert out.getvalue() == expected
+
+
+def test_a_line_is_frozen_and_complete():
+    """Line's own __init__ (fields set at once) keeps the dataclass's contract: every field
+    set, defaults as declared, no field altered afterwards, equal lines equal."""
+    import dataclasses
+
+    import pytest
+
+    line = Line(7, None, "c", Verdict.GOOD, "ok")
+    assert dataclasses.asdict(line) == {
+        "block": 7, "hash": None, "check": "c", "verdict": Verdict.GOOD, "reason": "ok",
+        "final": False, "healthy": None, "derived": {}, "evidence_digest": None, "detail": "",
+        "anchor": None}
+    assert line.derived is not Line(7, None, "c", Verdict.GOOD, "ok").derived
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        line.final = True  # type: ignore[misc]
+    assert line.as_final() == dataclasses.replace(line, final=True) != line
