@@ -36,7 +36,7 @@ from recompute.core.errors import UsageError
 # ---- what a plan yields -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Reads:
     """Layout paths of the recipe's contract; answered with ``{path: decoded value}``.
 
@@ -45,6 +45,11 @@ class Reads:
 
     paths: list[str]
     block: int | None = None
+
+    def __init__(self, paths: list[str], block: int | None = None):
+        # both fields at once: a plan yields ~3 of these per check per block, and a frozen
+        # dataclass's generated __init__ sets each through object.__setattr__; frozen after
+        self.__dict__.update(paths=paths, block=block)
 
 
 @dataclass(frozen=True)
