@@ -10,12 +10,19 @@ from recompute.core.errors import Unverifiable
 from recompute.core.verdict import Verdict
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Outcome:
     verdict: Verdict
     reason: str
     evidence: dict[str, Any] = field(default_factory=dict)
     detail: str = ""
+
+    def __init__(self, verdict: Verdict, reason: str, evidence: dict[str, Any] | None = None,
+                 detail: str = "") -> None:
+        # the fields at once (a watch makes one per check per block; the generated __init__
+        # of a frozen dataclass sets each through object.__setattr__); frozen after
+        self.__dict__.update(verdict=verdict, reason=reason,
+                             evidence={} if evidence is None else evidence, detail=detail)
 
     @classmethod
     def unverifiable(cls, error: Unverifiable,
