@@ -230,6 +230,97 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     return value
 
 
+def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: list[str | None],
+                cache: NodeCache | None = None) -> dict[int, bytes | None]:
+    """Every ``proofs[i]`` of one answer walked for ``keys[i]`` (32 bytes, already hashed)
+    under ``root`` in one loop, its look-ups held in locals. ``claims[i]`` is the leaf value
+    the caller was told to expect, as the hex text the leaf lists it in (the RLP string
+    holding it: :func:`claimed_item`), or None.
+
+    The loop takes only the usual shape: listed branch nodes, each taken from the cache only
+    when its text is the kept text and else loaded (hashed, checked, strictly decoded) as
+    :func:`verify` loads it, down to a last node whose text is exactly the canonical leaf
+    holding ``claims[i]`` at the rest of the key (:func:`_leaf_text`) and which hashes to the
+    reference (InvalidProof if it does not). Such an entry is proven to hold its claim and is
+    not in the result. Any other entry (no claim, an extension, an embedded or empty child, a
+    last node of any other text) is handed whole to :func:`verify`, whose value (or
+    InvalidProof) it gets: the result maps those entries' places to their values."""
+    cache = cache if cache is not None else SHARED_NODES
+    walked: dict[int, bytes | None] = {}
+    known = cache._nodes.get
+    load = cache.load
+    index = _HEX_INDEX
+    path_head = _LEAF_PATH_HEAD
+    path_size = _LEAF_PATH_SIZE
+    list_header = _LIST_HEADER
+    for i, (key, proof, claim) in enumerate(zip(keys, proofs, claims, strict=True)):
+        if (claim is not None and proof.__class__ is list and 0 < len(proof) <= 65
+                and len(key) == 32 and root != EMPTY_TRIE_ROOT):
+            nibbles = key.hex()
+            last = len(proof) - 1  # a list: checked
+            ref: Ref = root
+            for pos in range(last):  # a branch per listed node: its place is its nibble
+                text = proof[pos]
+                node = known(ref)  # type: ignore[arg-type]  # bytes: checked below
+                if node is None or node[0] != text:
+                    node = load(ref, text, pos)  # type: ignore[arg-type]
+                children = node[1]
+                if children is None:
+                    break
+                ref = children[index[nibbles[pos]]]
+                if ref.__class__ is not bytes:
+                    break
+            else:
+                text = proof[last]
+                rest = 64 - last  # the leaf's path: the key's last ``rest`` nibbles
+                if text == ("0x" + list_header[path_size[rest] + (len(claim) >> 1)]
+                            + path_head[rest] + nibbles[last:] + claim):
+                    cache.hashed += 1
+                    if keccak256(bytes.fromhex(text[2:])) != ref:
+                        raise _unlinked(last)
+                    continue
+        walked[i] = verify(root, key, proof, cache)
+    return walked
+
+
+def claimed_item(number: int) -> str:
+    """The hex text of a storage leaf's value for the slot value ``number`` (1 <= number <
+    2**256): the RLP string holding rlp(number) (Yellow Paper App. D), as a proof lists it."""
+    digits = f"{number:x}"
+    if len(digits) & 1:
+        digits = "0" + digits
+    if number < 0x80:
+        return digits  # rlp(number) is the one byte itself, below 0x80: its own RLP string
+    size = len(digits) >> 1
+    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + digits
+
+
+# RLP headers as hex text: a string of 0..55 bytes, a list whose payload is 0..255 bytes.
+_STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))
+_LIST_HEADER = tuple(f"{0xC0 + n:02x}" if n < 56 else f"f8{n:02x}" for n in range(256))
+
+
+def _leaf_path_head(rest: int) -> str:
+    """A leaf's hex-prefix path for ``rest`` nibbles (Yellow Paper App. C) as RLP, as text, up
+    to the nibbles themselves: the string header (none for one byte, below 0x80) and flag."""
+    flag = "3" if rest & 1 else "20"
+    return (_STRING_HEADER[(rest >> 1) + 1] if rest > 1 else "") + flag
+
+
+_LEAF_PATH_HEAD = tuple(_leaf_path_head(rest) for rest in range(65))
+# The bytes that path takes in the leaf's RLP, header included.
+_LEAF_PATH_SIZE = tuple((len(_LEAF_PATH_HEAD[rest]) + rest) >> 1 for rest in range(65))
+
+
+def _leaf_text(rest: str, item: str) -> str:
+    """The canonical leaf ``[hex-prefix(rest, leaf), value]`` (Yellow Paper App. C, D) as the
+    0x-hex text a proof lists it in, built as text from ``rest`` (the key's remaining nibbles,
+    at most 64 hex digits) and ``item`` (the hex text of the value's RLP string)."""
+    size = len(rest)
+    return ("0x" + _LIST_HEADER[_LEAF_PATH_SIZE[size] + (len(item) >> 1)]
+            + _LEAF_PATH_HEAD[size] + rest + item)
+
+
 def _embedded(ref: Ref) -> Node:
     """The node a walk meets inline: an embedded node (from an extension), or a branch child
     that is neither a hash nor empty (an embedded node, or invalid)."""
@@ -244,18 +335,14 @@ def _is_claimed_leaf(cache: NodeCache, ref: bytes, text: object, rest: str, clai
     back. False when the text is anything else (the caller decodes it); InvalidProof when it
     is that leaf but its hash is not ``ref`` (as decoding would find)."""
     size = len(claim)
-    if not 0 < size < 56:
+    if not 0 < size < 56 or len(rest) > 64:
         return False
-    path = bytes.fromhex(("3" if len(rest) % 2 else "20") + rest)
-    if len(path) > 1:
-        path = bytes((0x80 + len(path),)) + path
-    if size > 1 or claim[0] >= 0x80:
-        claim = bytes((0x80 + size,)) + claim
-    payload = path + claim
-    size = len(payload)
-    leaf = (bytes((0xC0 + size,)) if size < 56 else bytes((0xF8, size))) + payload
-    if text != "0x" + leaf.hex():
+    item = claim.hex()
+    if size > 1 or claim[0] >= 0x80:  # the leaf holds ``claim`` as an RLP string
+        item = _STRING_HEADER[size] + item
+    if text != _leaf_text(rest, item):
         return False
+    leaf = bytes.fromhex(text[2:])  # a str: it is the leaf's text
     cache.hashed += 1
     if keccak256(leaf) != ref:
         raise _unlinked(used)

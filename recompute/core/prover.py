@@ -9,8 +9,10 @@ what the proofs show, else ``rpc-inconsistent``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -19,7 +21,13 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
-from recompute.core.mpt import SHARED_NODES, InvalidProof, verify
+from recompute.core.mpt import (
+    SHARED_NODES,
+    InvalidProof,
+    NodeCache,
+    verify,
+    verify_many,
+)
 from recompute.core.sealed import Sealed
 from recompute.core.source import ProofSource
 
@@ -190,32 +198,52 @@ def verify_account_proof(
         raise _inconsistent(
             f"asked for {len(slots)} slot(s), the node answered {len(entries)} storage proof(s)"
         )
-    storage: dict[int, int] = {}
-    root = account.storage_root
+    storage = _verify_slots(account, slots, entries, cache)
+    if stats is not None:
+        stats.nodes_hashed += cache.hashed - hashed_before
+    return ProvenAccount(_SEAL, block, address, fields, storage)
+
+
+def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object],
+                  cache: NodeCache) -> dict[int, int]:
+    """Each storageProof entry checked against the slot asked, and all of the answer's proofs
+    verified under the account's proven storageRoot (:func:`recompute.core.mpt.verify_many`):
+    the proven values by slot. A claimed value written canonically is passed on as the leaf
+    item it would be; where the proof's leaf is exactly that, the claim is proven. Every
+    other entry's value is read from its proof and its claim compared with it."""
+    hashed: list[bytes] = []
+    proofs: list[object] = []
+    claims: list[str | None] = []
+    values: list[object] = []
+    add_hash, add_proof, add_claim, add_value = (
+        hashed.append, proofs.append, claims.append, values.append)
     exists = account.exists
     for slot, entry in zip(slots, entries, strict=True):
-        if not isinstance(entry, dict):
+        if entry.__class__ is not dict:
             raise _malformed("a storageProof entry is not an object")
         key = slot.to_bytes(32, "big")
-        key_text = entry.get("key")
+        key_text = entry.get("key")  # a dict: checked
         if key_text != "0x" + key.hex():  # nodes echo the 64 digits asked: compared as text
             _check_key(key_text, slot)
         proof = entry.get("proof")
         if not exists and proof not in ([], ["0x80"]):
             raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
-        claimed = entry.get("value")
-        number, claim = _claimed_leaf_value(claimed)
-        raw = verify(root, keccak256(key), proof, cache, claim)
-        if raw is not None and raw is claim:  # the proof's leaf holds exactly what is claimed
-            value = number
-        else:
-            value = 0 if raw is None else _decode_slot_value(raw, slot)
-            if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
-                _check_value(claimed, value, slot)
+        value = entry.get("value")
+        claim = _claimed_item(value)
+        add_hash(keccak256(key))
+        add_proof(proof)
+        add_claim(claim)
+        add_value(value if claim is not None else "0")
+    # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
+    storage = dict(zip(slots, map(int, values, repeat(16)), strict=True))  # type: ignore[arg-type]
+    for i, raw in verify_many(account.storage_root, hashed, proofs, claims, cache).items():
+        slot = slots[i]  # an entry whose value the proof shows otherwise than as claimed
+        value = 0 if raw is None else _decode_slot_value(raw, slot)
+        claimed = entries[i].get("value")  # type: ignore[attr-defined]
+        if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
+            _check_value(claimed, value, slot)
         storage[slot] = value
-    if stats is not None:
-        stats.nodes_hashed += cache.hashed - hashed_before
-    return ProvenAccount(_SEAL, block, address, fields, storage)
+    return storage
 
 
 def _check_key(text: object, slot: int) -> None:
@@ -225,22 +253,29 @@ def _check_key(text: object, slot: int) -> None:
         raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
 
 
-def _claimed_leaf_value(text: object) -> tuple[int, bytes | None]:
-    """What a storage leaf holds if the node's claim is true: ``(value, rlp(value))``, for a
-    claim written canonically (``hex(value)``) and 1 <= value < 2**256; else ``(0, None)``.
-    :func:`recompute.core.mpt.verify` uses it to check that leaf by its hash alone."""
-    if text.__class__ is not str:
-        return 0, None
-    try:
-        number = int(text, 16)
-    except ValueError:
-        return 0, None
-    if not 0 < number < 1 << 256 or hex(number) != text:
-        return 0, None
-    if number < 0x80:
-        return number, bytes((number,))
-    body = number.to_bytes((number.bit_length() + 7) // 8, "big")
-    return number, bytes((0x80 + len(body),)) + body
+# A slot value written canonically (``hex(value)``): 1 <= value < 2**256, no leading zero.
+_CANONICAL_VALUE = re.compile(r"0x[1-9a-f][0-9a-f]{0,63}").fullmatch
+
+
+def _claimed_item(text: object) -> str | None:
+    """The hex text of the storage leaf's value (the RLP string holding rlp(value), Yellow
+    Paper App. D) if the node's claim ``text`` is written canonically, else None (nothing to
+    expect: the value is read from the proof). :func:`recompute.core.mpt.verify_many` checks
+    such a claim's leaf by its text and hash."""
+    if text.__class__ is not str or _CANONICAL_VALUE(text) is None:
+        return None
+    digits: str = text[2:]  # a str: checked
+    size = len(digits)
+    if size & 1:
+        digits = "0" + digits
+        size += 1
+    if size == 2 and digits < "80":
+        return digits  # rlp(value) is the one byte itself, below 0x80: its own RLP string
+    size >>= 1
+    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + digits
+
+
+_STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))  # an RLP string's header, as text
 
 
 def _check_value(text: object, value: int, slot: int) -> None:
