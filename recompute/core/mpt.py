@@ -114,7 +114,7 @@ def _node_bytes(text: object) -> bytes:
 
 # The usual branch node: 16 children, each a 32-byte hash (0xa0 + 32 bytes) or empty (0x80),
 # and an empty value; matched whole by the regex engine in one call, its groups the children.
-_BRANCH = re.compile(rb"(?:\x80|\xa0([\x00-\xff]{32}))" * 16 + rb"\x80")
+_BRANCH = re.compile(rb"(?:\x80|\xa0(.{32}))" * 16 + rb"\x80", re.DOTALL)
 
 
 def _node(text: str, raw: bytes) -> Node:
@@ -252,7 +252,8 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     index = _HEX_INDEX
     path_head = _LEAF_PATH_HEAD
     path_size = _LEAF_PATH_SIZE
-    list_header = _LIST_HEADER
+    leaf_start = _LEAF_START
+    leaves = 0  # claimed leaves hashed
     for i, (key, proof, claim) in enumerate(zip(keys, proofs, claims, strict=True)):
         if (claim is not None and proof.__class__ is list and 0 < len(proof) <= 65
                 and len(key) == 32 and root != EMPTY_TRIE_ROOT):
@@ -273,13 +274,15 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
             else:
                 text = proof[last]
                 rest = 64 - last  # the leaf's path: the key's last ``rest`` nibbles
-                if text == ("0x" + list_header[path_size[rest] + (len(claim) >> 1)]
-                            + path_head[rest] + nibbles[last:] + claim):
-                    cache.hashed += 1
+                if text == (leaf_start[path_size[rest] + (len(claim) >> 1)] + path_head[rest]
+                            + nibbles[last:] + claim):
+                    leaves += 1
                     if keccak256(bytes.fromhex(text[2:])) != ref:
+                        cache.hashed += leaves
                         raise _unlinked(last)
                     continue
         walked[i] = verify(root, key, proof, cache)
+    cache.hashed += leaves
     return walked
 
 
@@ -298,6 +301,7 @@ def claimed_item(number: int) -> str:
 # RLP headers as hex text: a string of 0..55 bytes, a list whose payload is 0..255 bytes.
 _STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))
 _LIST_HEADER = tuple(f"{0xC0 + n:02x}" if n < 56 else f"f8{n:02x}" for n in range(256))
+_LEAF_START = tuple("0x" + header for header in _LIST_HEADER)  # a listed leaf's text begins so
 
 
 def _leaf_path_head(rest: int) -> str:
@@ -317,8 +321,8 @@ def _leaf_text(rest: str, item: str) -> str:
     0x-hex text a proof lists it in, built as text from ``rest`` (the key's remaining nibbles,
     at most 64 hex digits) and ``item`` (the hex text of the value's RLP string)."""
     size = len(rest)
-    return ("0x" + _LIST_HEADER[_LEAF_PATH_SIZE[size] + (len(item) >> 1)]
-            + _LEAF_PATH_HEAD[size] + rest + item)
+    head = _LEAF_START[_LEAF_PATH_SIZE[size] + (len(item) >> 1)] + _LEAF_PATH_HEAD[size]
+    return head + rest + item
 
 
 def _embedded(ref: Ref) -> Node:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -211,32 +210,27 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
     the proven values by slot. A claimed value written canonically is passed on as the leaf
     item it would be; where the proof's leaf is exactly that, the claim is proven. Every
     other entry's value is read from its proof and its claim compared with it."""
-    hashed: list[bytes] = []
-    proofs: list[object] = []
-    claims: list[str | None] = []
-    values: list[object] = []
-    add_hash, add_proof, add_claim, add_value = (
-        hashed.append, proofs.append, claims.append, values.append)
-    exists = account.exists
-    for slot, entry in zip(slots, entries, strict=True):
-        if entry.__class__ is not dict:
-            raise _malformed("a storageProof entry is not an object")
-        key = slot.to_bytes(32, "big")
-        key_text = entry.get("key")  # a dict: checked
-        if key_text != "0x" + key.hex():  # nodes echo the 64 digits asked: compared as text
-            _check_key(key_text, slot)
-        proof = entry.get("proof")
-        if not exists and proof not in ([], ["0x80"]):
-            raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
-        value = entry.get("value")
-        claim = _claimed_item(value)
-        add_hash(keccak256(key))
-        add_proof(proof)
-        add_claim(claim)
-        add_value(value if claim is not None else "0")
+    if any(entry.__class__ is not dict for entry in entries):
+        raise _malformed("a storageProof entry is not an object")
+    answered: list[dict[str, object]] = entries  # type: ignore[assignment]  # checked above
+    keys = [slot.to_bytes(32, "big") for slot in slots]
+    asked = [entry.get("key") for entry in answered]
+    if asked != ["0x" + key.hex() for key in keys]:  # nodes echo the 64 digits asked: as text
+        for slot, text in zip(slots, asked, strict=True):
+            _check_key(text, slot)
+    proofs = [entry.get("proof") for entry in answered]
+    if not account.exists:
+        for slot, proof in zip(slots, proofs, strict=True):
+            if proof not in ([], ["0x80"]):
+                raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
+    values = [entry.get("value") for entry in answered]
+    claims = [_claimed_item(value) for value in values]
     # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
-    storage = dict(zip(slots, map(int, values, repeat(16)), strict=True))  # type: ignore[arg-type]
-    for i, raw in verify_many(account.storage_root, hashed, proofs, claims, cache).items():
+    numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]  # a str: claimed
+               for value, claim in zip(values, claims, strict=True)]
+    storage = dict(zip(slots, numbers, strict=True))
+    for i, raw in verify_many(account.storage_root, list(map(keccak256, keys)), proofs,
+                                  claims, cache).items():
         slot = slots[i]  # an entry whose value the proof shows otherwise than as claimed
         value = 0 if raw is None else _decode_slot_value(raw, slot)
         claimed = entries[i].get("value")  # type: ignore[attr-defined]
@@ -253,29 +247,35 @@ def _check_key(text: object, slot: int) -> None:
         raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
 
 
-# A slot value written canonically (``hex(value)``): 1 <= value < 2**256, no leading zero.
+# A slot value the node claims, written canonically (``hex(value)``): 1 <= value < 2**256. Such
+# a claim is passed on as the text of its leaf's item; verify_many checks the leaf by its
+# text and hash.
 _CANONICAL_VALUE = re.compile(r"0x[1-9a-f][0-9a-f]{0,63}").fullmatch
 
 
 def _claimed_item(text: object) -> str | None:
-    """The hex text of the storage leaf's value (the RLP string holding rlp(value), Yellow
-    Paper App. D) if the node's claim ``text`` is written canonically, else None (nothing to
-    expect: the value is read from the proof). :func:`recompute.core.mpt.verify_many` checks
-    such a claim's leaf by its text and hash."""
+    """The text of the storage leaf's item (the RLP string holding rlp(value), Yellow Paper
+    App. D) if the node's claim ``text`` is written canonically, else None (nothing to expect:
+    the value is read from the proof)."""
     if text.__class__ is not str or _CANONICAL_VALUE(text) is None:
         return None
-    digits: str = text[2:]  # a str: checked
-    size = len(digits)
-    if size & 1:
-        digits = "0" + digits
-        size += 1
-    if size == 2 and digits < "80":
-        return digits  # rlp(value) is the one byte itself, below 0x80: its own RLP string
-    size >>= 1
-    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + digits
+    size = len(text)
+    return ("" if size == 4 and text < "0x80" else _ITEM_HEAD[size]) + text[2:]
+
+
+def _item_head(digits: int) -> str:
+    """What precedes a canonical value's ``digits`` hex digits (``hex(value)`` without 0x, 2 or
+    more digits, value at least 0x80; one digit: any) in its storage leaf's item, the RLP
+    string holding rlp(value) (Yellow Paper App. D): both headers and the padding zero."""
+    if digits == 1:
+        return "0"  # rlp(value) is the one byte itself, below 0x80: its own RLP string
+    size = (digits + 1) >> 1
+    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + "0" * (digits & 1)
 
 
 _STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))  # an RLP string's header, as text
+# by the length of ``hex(value)``: a two-digit value below 0x80 is its own item (no head)
+_ITEM_HEAD = ("", "", "") + tuple(_item_head(n - 2) for n in range(3, 67))
 
 
 def _check_value(text: object, value: int, slot: int) -> None:
