@@ -81,11 +81,12 @@ class NodeCache:
         self.hashed += 1
         if keccak256(raw) != ref:
             raise _unlinked(index)
-        node = _node(str(text), raw)  # a str: _node_bytes checked it
+        node = _node(text, raw)  # type: ignore[arg-type]  # a str: _node_bytes checked it
         if index < self.depth:
-            if len(self._nodes) >= self.limit:
-                self._nodes.clear()
-            self._nodes[ref] = node
+            nodes = self._nodes
+            if len(nodes) >= self.limit:
+                nodes.clear()
+            nodes[ref] = node
         return node
 
     def clear(self) -> None:
@@ -254,9 +255,9 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     path_size = _LEAF_PATH_SIZE
     leaf_start = _LEAF_START
     leaves = 0  # claimed leaves hashed
+    walkable = root != EMPTY_TRIE_ROOT and all(len(key) == 32 for key in keys)
     for i, (key, proof, claim) in enumerate(zip(keys, proofs, claims, strict=True)):
-        if (claim is not None and proof.__class__ is list and 0 < len(proof) <= 65
-                and len(key) == 32 and root != EMPTY_TRIE_ROOT):
+        if claim is not None and walkable and proof.__class__ is list and 0 < len(proof) <= 65:
             nibbles = key.hex()
             last = len(proof) - 1  # a list: checked
             ref: Ref = root
@@ -274,8 +275,8 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
             else:
                 text = proof[last]
                 rest = 64 - last  # the leaf's path: the key's last ``rest`` nibbles
-                if text == (leaf_start[path_size[rest] + (len(claim) >> 1)] + path_head[rest]
-                            + nibbles[last:] + claim):
+                if text == (f"{leaf_start[path_size[rest] + (len(claim) >> 1)]}"
+                            f"{path_head[rest]}{nibbles[last:]}{claim}"):
                     leaves += 1
                     if keccak256(bytes.fromhex(text[2:])) != ref:
                         cache.hashed += leaves

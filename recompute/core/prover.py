@@ -210,7 +210,7 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
     the proven values by slot. A claimed value written canonically is passed on as the leaf
     item it would be; where the proof's leaf is exactly that, the claim is proven. Every
     other entry's value is read from its proof and its claim compared with it."""
-    if any(entry.__class__ is not dict for entry in entries):
+    if not set(map(type, entries)) <= {dict}:
         raise _malformed("a storageProof entry is not an object")
     answered: list[dict[str, object]] = entries  # type: ignore[assignment]  # checked above
     keys = [slot.to_bytes(32, "big") for slot in slots]
@@ -224,7 +224,10 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
             if proof not in ([], ["0x80"]):
                 raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
     values = [entry.get("value") for entry in answered]
-    claims = [_claimed_item(value) for value in values]
+    canonical, head = _CANONICAL_VALUE, _ITEM_HEAD  # each claim as its leaf's item (text)
+    claims = [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
+              if value.__class__ is str and canonical(value) is not None else None
+              for value in values]
     # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
     numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]  # a str: claimed
                for value, claim in zip(values, claims, strict=True)]
@@ -251,16 +254,6 @@ def _check_key(text: object, slot: int) -> None:
 # a claim is passed on as the text of its leaf's item; verify_many checks the leaf by its
 # text and hash.
 _CANONICAL_VALUE = re.compile(r"0x[1-9a-f][0-9a-f]{0,63}").fullmatch
-
-
-def _claimed_item(text: object) -> str | None:
-    """The text of the storage leaf's item (the RLP string holding rlp(value), Yellow Paper
-    App. D) if the node's claim ``text`` is written canonically, else None (nothing to expect:
-    the value is read from the proof)."""
-    if text.__class__ is not str or _CANONICAL_VALUE(text) is None:
-        return None
-    size = len(text)
-    return ("" if size == 4 and text < "0x80" else _ITEM_HEAD[size]) + text[2:]
 
 
 def _item_head(digits: int) -> str:
