@@ -244,8 +244,9 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     holding ``claims[i]`` at the rest of the key (:func:`_leaf_text`) and which hashes to the
     reference (InvalidProof if it does not). Such an entry is proven to hold its claim and is
     not in the result. Any other entry (no claim, an extension, an embedded or empty child, a
-    last node of any other text) is handed whole to :func:`verify`, whose value (or
-    InvalidProof) it gets: the result maps those entries' places to their values."""
+    last node of any other text) is handed whole to :func:`verify` with its claim, whose
+    value (or InvalidProof) it gets: an entry whose proven value is the claim is not in the
+    result either; the result maps every other entry's place to its proven value."""
     cache = cache if cache is not None else SHARED_NODES
     walked: dict[int, bytes | None] = {}
     known = cache._nodes.get
@@ -282,9 +283,18 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
                         cache.hashed += leaves
                         raise _unlinked(last)
                     continue
-        walked[i] = verify(root, key, proof, cache)
+        expected = None if claim is None else _item_value(claim)
+        value = verify(root, key, proof, cache, expected)
+        if value is None or value != expected:
+            walked[i] = value
     cache.hashed += leaves
     return walked
+
+
+def _item_value(item: str) -> bytes:
+    """The value a leaf's item holds (the RLP string's payload), from the item's hex text."""
+    raw = bytes.fromhex(item)
+    return raw if len(raw) == 1 else raw[1:]
 
 
 def claimed_item(number: int) -> str:

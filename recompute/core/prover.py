@@ -224,10 +224,7 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
             if proof not in ([], ["0x80"]):
                 raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
     values = [entry.get("value") for entry in answered]
-    canonical, head = _CANONICAL_VALUE, _ITEM_HEAD  # each claim as its leaf's item (text)
-    claims = [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
-              if value.__class__ is str and canonical(value) is not None else None
-              for value in values]
+    claims = _claimed_items(values)
     # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
     numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]  # a str: claimed
                for value, claim in zip(values, claims, strict=True)]
@@ -254,6 +251,17 @@ def _check_key(text: object, slot: int) -> None:
 # a claim is passed on as the text of its leaf's item; verify_many checks the leaf by its
 # text and hash.
 _CANONICAL_VALUE = re.compile(r"0x[1-9a-f][0-9a-f]{0,63}").fullmatch
+
+
+def _claimed_items(values: list[object]) -> list[str | None]:
+    """For each value a node claims, the text of the storage leaf's item that would hold it
+    (the RLP string holding rlp(value), Yellow Paper App. D) if it is written canonically
+    (:data:`_CANONICAL_VALUE`), else None (nothing to expect: the value is read from the
+    proof). One comprehension for the whole answer: no call a slot."""
+    canonical, head = _CANONICAL_VALUE, _ITEM_HEAD
+    return [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
+            if value.__class__ is str and canonical(value) is not None else None
+            for value in values]
 
 
 def _item_head(digits: int) -> str:
