@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -214,20 +215,23 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
         raise _malformed("a storageProof entry is not an object")
     answered: list[dict[str, object]] = entries  # type: ignore[assignment]  # checked above
     keys = [slot.to_bytes(32, "big") for slot in slots]
-    asked = [entry.get("key") for entry in answered]
+    asked = list(map(dict.get, answered, repeat("key")))
     if asked != ["0x" + key.hex() for key in keys]:  # nodes echo the 64 digits asked: as text
         for slot, text in zip(slots, asked, strict=True):
             _check_key(text, slot)
-    proofs = [entry.get("proof") for entry in answered]
+    proofs = list(map(dict.get, answered, repeat("proof")))
     if not account.exists:
         for slot, proof in zip(slots, proofs, strict=True):
             if proof not in ([], ["0x80"]):
                 raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
-    values = [entry.get("value") for entry in answered]
+    values = list(map(dict.get, answered, repeat("value")))
     claims = _claimed_items(values)
     # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
-    numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]  # a str: claimed
-               for value, claim in zip(values, claims, strict=True)]
+    if None in claims:
+        numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]
+                   for value, claim in zip(values, claims, strict=True)]
+    else:  # every claim canonical (the usual answer): each read as written
+        numbers = list(map(int, values, repeat(16)))  # type: ignore[arg-type]
     storage = dict(zip(slots, numbers, strict=True))
     for i, raw in verify_many(account.storage_root, list(map(keccak256, keys)), proofs,
                                   claims, cache).items():
