@@ -81,11 +81,12 @@ class NodeCache:
         self.hashed += 1
         if keccak256(raw) != ref:
             raise _unlinked(index)
-        node = _node(str(text), raw)  # a str: _node_bytes checked it
+        node = _node(text, raw)  # type: ignore[arg-type]  # a str: _node_bytes checked it
         if index < self.depth:
-            if len(self._nodes) >= self.limit:
-                self._nodes.clear()
-            self._nodes[ref] = node
+            nodes = self._nodes
+            if len(nodes) >= self.limit:
+                nodes.clear()
+            nodes[ref] = node
         return node
 
     def clear(self) -> None:
@@ -114,7 +115,7 @@ def _node_bytes(text: object) -> bytes:
 
 # The usual branch node: 16 children, each a 32-byte hash (0xa0 + 32 bytes) or empty (0x80),
 # and an empty value; matched whole by the regex engine in one call, its groups the children.
-_BRANCH = re.compile(rb"(?:\x80|\xa0([\x00-\xff]{32}))" * 16 + rb"\x80")
+_BRANCH = re.compile(rb"(?:\x80|\xa0(.{32}))" * 16 + rb"\x80", re.DOTALL)
 
 
 def _node(text: str, raw: bytes) -> Node:
@@ -230,6 +231,111 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     return value
 
 
+def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: list[str | None],
+                cache: NodeCache | None = None) -> dict[int, bytes | None]:
+    """Every ``proofs[i]`` of one answer walked for ``keys[i]`` (32 bytes, already hashed)
+    under ``root`` in one loop, its look-ups held in locals. ``claims[i]`` is the leaf value
+    the caller was told to expect, as the hex text the leaf lists it in (the RLP string
+    holding it: :func:`claimed_item`), or None.
+
+    The loop takes only the usual shape: listed branch nodes, each taken from the cache only
+    when its text is the kept text and else loaded (hashed, checked, strictly decoded) as
+    :func:`verify` loads it, down to a last node whose text is exactly the canonical leaf
+    holding ``claims[i]`` at the rest of the key (:func:`_leaf_text`) and which hashes to the
+    reference (InvalidProof if it does not). Such an entry is proven to hold its claim and is
+    not in the result. Any other entry (no claim, an extension, an embedded or empty child, a
+    last node of any other text) is handed whole to :func:`verify` with its claim, whose
+    value (or InvalidProof) it gets: an entry whose proven value is the claim is not in the
+    result either; the result maps every other entry's place to its proven value."""
+    cache = cache if cache is not None else SHARED_NODES
+    walked: dict[int, bytes | None] = {}
+    known = cache._nodes.get
+    load = cache.load
+    index = _HEX_INDEX
+    path_head = _LEAF_PATH_HEAD
+    path_size = _LEAF_PATH_SIZE
+    leaf_start = _LEAF_START
+    leaves = 0  # claimed leaves hashed
+    walkable = root != EMPTY_TRIE_ROOT and all(len(key) == 32 for key in keys)
+    for i, (key, proof, claim) in enumerate(zip(keys, proofs, claims, strict=True)):
+        if claim is not None and walkable and proof.__class__ is list and 0 < len(proof) <= 65:
+            nibbles = key.hex()
+            last = len(proof) - 1  # a list: checked
+            ref: Ref = root
+            for pos in range(last):  # a branch per listed node: its place is its nibble
+                text = proof[pos]
+                node = known(ref)  # type: ignore[arg-type]  # bytes: checked below
+                if node is None or node[0] != text:
+                    node = load(ref, text, pos)  # type: ignore[arg-type]
+                children = node[1]
+                if children is None:
+                    break
+                ref = children[index[nibbles[pos]]]
+                if ref.__class__ is not bytes:
+                    break
+            else:
+                text = proof[last]
+                rest = 64 - last  # the leaf's path: the key's last ``rest`` nibbles
+                if text == (f"{leaf_start[path_size[rest] + (len(claim) >> 1)]}"
+                            f"{path_head[rest]}{nibbles[last:]}{claim}"):
+                    leaves += 1
+                    if keccak256(bytes.fromhex(text[2:])) != ref:
+                        cache.hashed += leaves
+                        raise _unlinked(last)
+                    continue
+        expected = None if claim is None else _item_value(claim)
+        value = verify(root, key, proof, cache, expected)
+        if value is None or value != expected:
+            walked[i] = value
+    cache.hashed += leaves
+    return walked
+
+
+def _item_value(item: str) -> bytes:
+    """The value a leaf's item holds (the RLP string's payload), from the item's hex text."""
+    raw = bytes.fromhex(item)
+    return raw if len(raw) == 1 else raw[1:]
+
+
+def claimed_item(number: int) -> str:
+    """The hex text of a storage leaf's value for the slot value ``number`` (1 <= number <
+    2**256): the RLP string holding rlp(number) (Yellow Paper App. D), as a proof lists it."""
+    digits = f"{number:x}"
+    if len(digits) & 1:
+        digits = "0" + digits
+    if number < 0x80:
+        return digits  # rlp(number) is the one byte itself, below 0x80: its own RLP string
+    size = len(digits) >> 1
+    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + digits
+
+
+# RLP headers as hex text: a string of 0..55 bytes, a list whose payload is 0..255 bytes.
+_STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))
+_LIST_HEADER = tuple(f"{0xC0 + n:02x}" if n < 56 else f"f8{n:02x}" for n in range(256))
+_LEAF_START = tuple("0x" + header for header in _LIST_HEADER)  # a listed leaf's text begins so
+
+
+def _leaf_path_head(rest: int) -> str:
+    """A leaf's hex-prefix path for ``rest`` nibbles (Yellow Paper App. C) as RLP, as text, up
+    to the nibbles themselves: the string header (none for one byte, below 0x80) and flag."""
+    flag = "3" if rest & 1 else "20"
+    return (_STRING_HEADER[(rest >> 1) + 1] if rest > 1 else "") + flag
+
+
+_LEAF_PATH_HEAD = tuple(_leaf_path_head(rest) for rest in range(65))
+# The bytes that path takes in the leaf's RLP, header included.
+_LEAF_PATH_SIZE = tuple((len(_LEAF_PATH_HEAD[rest]) + rest) >> 1 for rest in range(65))
+
+
+def _leaf_text(rest: str, item: str) -> str:
+    """The canonical leaf ``[hex-prefix(rest, leaf), value]`` (Yellow Paper App. C, D) as the
+    0x-hex text a proof lists it in, built as text from ``rest`` (the key's remaining nibbles,
+    at most 64 hex digits) and ``item`` (the hex text of the value's RLP string)."""
+    size = len(rest)
+    head = _LEAF_START[_LEAF_PATH_SIZE[size] + (len(item) >> 1)] + _LEAF_PATH_HEAD[size]
+    return head + rest + item
+
+
 def _embedded(ref: Ref) -> Node:
     """The node a walk meets inline: an embedded node (from an extension), or a branch child
     that is neither a hash nor empty (an embedded node, or invalid)."""
@@ -244,18 +350,14 @@ def _is_claimed_leaf(cache: NodeCache, ref: bytes, text: object, rest: str, clai
     back. False when the text is anything else (the caller decodes it); InvalidProof when it
     is that leaf but its hash is not ``ref`` (as decoding would find)."""
     size = len(claim)
-    if not 0 < size < 56:
+    if not 0 < size < 56 or len(rest) > 64:
         return False
-    path = bytes.fromhex(("3" if len(rest) % 2 else "20") + rest)
-    if len(path) > 1:
-        path = bytes((0x80 + len(path),)) + path
-    if size > 1 or claim[0] >= 0x80:
-        claim = bytes((0x80 + size,)) + claim
-    payload = path + claim
-    size = len(payload)
-    leaf = (bytes((0xC0 + size,)) if size < 56 else bytes((0xF8, size))) + payload
-    if text != "0x" + leaf.hex():
+    item = claim.hex()
+    if size > 1 or claim[0] >= 0x80:  # the leaf holds ``claim`` as an RLP string
+        item = _STRING_HEADER[size] + item
+    if text != _leaf_text(rest, item):
         return False
+    leaf = bytes.fromhex(text[2:])  # a str: it is the leaf's text
     cache.hashed += 1
     if keccak256(leaf) != ref:
         raise _unlinked(used)

@@ -9,8 +9,10 @@ what the proofs show, else ``rpc-inconsistent``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -19,7 +21,13 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
-from recompute.core.mpt import SHARED_NODES, InvalidProof, verify
+from recompute.core.mpt import (
+    SHARED_NODES,
+    InvalidProof,
+    NodeCache,
+    verify,
+    verify_many,
+)
 from recompute.core.sealed import Sealed
 from recompute.core.source import ProofSource
 
@@ -190,32 +198,50 @@ def verify_account_proof(
         raise _inconsistent(
             f"asked for {len(slots)} slot(s), the node answered {len(entries)} storage proof(s)"
         )
-    storage: dict[int, int] = {}
-    root = account.storage_root
-    exists = account.exists
-    for slot, entry in zip(slots, entries, strict=True):
-        if not isinstance(entry, dict):
-            raise _malformed("a storageProof entry is not an object")
-        key = slot.to_bytes(32, "big")
-        key_text = entry.get("key")
-        if key_text != "0x" + key.hex():  # nodes echo the 64 digits asked: compared as text
-            _check_key(key_text, slot)
-        proof = entry.get("proof")
-        if not exists and proof not in ([], ["0x80"]):
-            raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
-        claimed = entry.get("value")
-        number, claim = _claimed_leaf_value(claimed)
-        raw = verify(root, keccak256(key), proof, cache, claim)
-        if raw is not None and raw is claim:  # the proof's leaf holds exactly what is claimed
-            value = number
-        else:
-            value = 0 if raw is None else _decode_slot_value(raw, slot)
-            if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
-                _check_value(claimed, value, slot)
-        storage[slot] = value
+    storage = _verify_slots(account, slots, entries, cache)
     if stats is not None:
         stats.nodes_hashed += cache.hashed - hashed_before
     return ProvenAccount(_SEAL, block, address, fields, storage)
+
+
+def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object],
+                  cache: NodeCache) -> dict[int, int]:
+    """Each storageProof entry checked against the slot asked, and all of the answer's proofs
+    verified under the account's proven storageRoot (:func:`recompute.core.mpt.verify_many`):
+    the proven values by slot. A claimed value written canonically is passed on as the leaf
+    item it would be; where the proof's leaf is exactly that, the claim is proven. Every
+    other entry's value is read from its proof and its claim compared with it."""
+    if not set(map(type, entries)) <= {dict}:
+        raise _malformed("a storageProof entry is not an object")
+    answered: list[dict[str, object]] = entries  # type: ignore[assignment]  # checked above
+    keys = [slot.to_bytes(32, "big") for slot in slots]
+    asked = list(map(dict.get, answered, repeat("key")))
+    if asked != ["0x" + key.hex() for key in keys]:  # nodes echo the 64 digits asked: as text
+        for slot, text in zip(slots, asked, strict=True):
+            _check_key(text, slot)
+    proofs = list(map(dict.get, answered, repeat("proof")))
+    if not account.exists:
+        for slot, proof in zip(slots, proofs, strict=True):
+            if proof not in ([], ["0x80"]):
+                raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
+    values = list(map(dict.get, answered, repeat("value")))
+    claims = _claimed_items(values)
+    # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
+    if None in claims:
+        numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]
+                   for value, claim in zip(values, claims, strict=True)]
+    else:  # every claim canonical (the usual answer): each read as written
+        numbers = list(map(int, values, repeat(16)))  # type: ignore[arg-type]
+    storage = dict(zip(slots, numbers, strict=True))
+    for i, raw in verify_many(account.storage_root, list(map(keccak256, keys)), proofs,
+                                  claims, cache).items():
+        slot = slots[i]  # an entry whose value the proof shows otherwise than as claimed
+        value = 0 if raw is None else _decode_slot_value(raw, slot)
+        claimed = entries[i].get("value")  # type: ignore[attr-defined]
+        if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
+            _check_value(claimed, value, slot)
+        storage[slot] = value
+    return storage
 
 
 def _check_key(text: object, slot: int) -> None:
@@ -225,22 +251,36 @@ def _check_key(text: object, slot: int) -> None:
         raise _inconsistent(f"storage proofs are not in the order asked (slot {slot:#x})")
 
 
-def _claimed_leaf_value(text: object) -> tuple[int, bytes | None]:
-    """What a storage leaf holds if the node's claim is true: ``(value, rlp(value))``, for a
-    claim written canonically (``hex(value)``) and 1 <= value < 2**256; else ``(0, None)``.
-    :func:`recompute.core.mpt.verify` uses it to check that leaf by its hash alone."""
-    if text.__class__ is not str:
-        return 0, None
-    try:
-        number = int(text, 16)
-    except ValueError:
-        return 0, None
-    if not 0 < number < 1 << 256 or hex(number) != text:
-        return 0, None
-    if number < 0x80:
-        return number, bytes((number,))
-    body = number.to_bytes((number.bit_length() + 7) // 8, "big")
-    return number, bytes((0x80 + len(body),)) + body
+# A slot value the node claims, written canonically (``hex(value)``): 1 <= value < 2**256. Such
+# a claim is passed on as the text of its leaf's item; verify_many checks the leaf by its
+# text and hash.
+_CANONICAL_VALUE = re.compile(r"0x[1-9a-f][0-9a-f]{0,63}").fullmatch
+
+
+def _claimed_items(values: list[object]) -> list[str | None]:
+    """For each value a node claims, the text of the storage leaf's item that would hold it
+    (the RLP string holding rlp(value), Yellow Paper App. D) if it is written canonically
+    (:data:`_CANONICAL_VALUE`), else None (nothing to expect: the value is read from the
+    proof). One comprehension for the whole answer: no call a slot."""
+    canonical, head = _CANONICAL_VALUE, _ITEM_HEAD
+    return [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
+            if value.__class__ is str and canonical(value) is not None else None
+            for value in values]
+
+
+def _item_head(digits: int) -> str:
+    """What precedes a canonical value's ``digits`` hex digits (``hex(value)`` without 0x, 2 or
+    more digits, value at least 0x80; one digit: any) in its storage leaf's item, the RLP
+    string holding rlp(value) (Yellow Paper App. D): both headers and the padding zero."""
+    if digits == 1:
+        return "0"  # rlp(value) is the one byte itself, below 0x80: its own RLP string
+    size = (digits + 1) >> 1
+    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + "0" * (digits & 1)
+
+
+_STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))  # an RLP string's header, as text
+# by the length of ``hex(value)``: a two-digit value below 0x80 is its own item (no head)
+_ITEM_HEAD = ("", "", "") + tuple(_item_head(n - 2) for n in range(3, 67))
 
 
 def _check_value(text: object, value: int, slot: int) -> None:

@@ -1,0 +1,173 @@
+"""The per-answer walk (recompute.core.mpt.verify_many) and the claimed leaf built as text.
+
+Expected values come from outside the code under test: pyrlp's encoder and a hand-written
+hex-prefix encoding for the leaf text, py-trie's proofs for the tries, and verify() (the
+general walk, itself checked against py-trie in test_mpt_pytrie.py) for the differential
+test: verify_many must give the same value or the same refusal for every entry, honest or
+tampered, whatever is claimed, with a cold or a warm node cache.
+"""
+
+from __future__ import annotations
+
+import pytest
+import rlp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from trie import HexaryTrie
+
+from recompute.core import mpt
+from recompute.core.keccak import keccak256
+from recompute.core.mpt import InvalidProof, NodeCache, verify, verify_many
+from recompute.core.prover import _claimed_items
+from tests.core.test_adversarial import _tamper
+
+CHECKS = settings(max_examples=300, deadline=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+values_ = st.integers(1, 2**256 - 1)
+nibbles = st.text("0123456789abcdef", max_size=64)
+
+
+def hex_prefix_leaf(rest: str) -> bytes:
+    """Yellow Paper App. C, by hand: flag 2 (leaf, even) + a zero nibble, or 3 (leaf, odd)."""
+    return bytes.fromhex(("3" + rest) if len(rest) % 2 else ("20" + rest))
+
+
+def slot_rlp(value: int) -> bytes:
+    return rlp.encode(value)  # pyrlp: the big-endian integer without leading zeros
+
+
+@CHECKS
+@given(rest=nibbles, value=values_)
+def test_the_text_built_leaf_is_the_encoders_leaf(rest, value):
+    [item] = _claimed_items([hex(value)])
+    assert item == rlp.encode(slot_rlp(value)).hex()
+    assert mpt._leaf_text(rest, item) == "0x" + rlp.encode(
+        [hex_prefix_leaf(rest), slot_rlp(value)]).hex()
+
+
+@pytest.mark.parametrize("text", [
+    "0x0", "0x00", "0x01", "0x0a1", "0xAB", "0XAB", "ab", "0x", "", " 0x1", "0x1 ", "0x1_0",
+    "0x1" + "0" * 64, 5, None, b"0x1", "0x-1", "+0x1",
+])
+def test_only_a_canonical_claim_is_expected_in_a_leaf(text):
+    assert _claimed_items([text]) == [None]
+
+
+def storage(values: dict[int, int]) -> HexaryTrie:
+    trie = HexaryTrie({})
+    for key, value in values.items():
+        trie[keccak256(key.to_bytes(32, "big"))] = slot_rlp(value)
+    return trie
+
+
+def listed(trie: HexaryTrie, key: bytes) -> list[str]:
+    nodes = [rlp.encode(node) for node in trie.get_proof(key)]
+    return ["0x" + n.hex() for i, n in enumerate(nodes) if i == 0 or len(n) >= 32]
+
+
+def general(root, keys, proofs, claims, cache):
+    """What verify() says of every entry in order: its value, or the refusal of the first."""
+    out = []
+    for key, proof, claim in zip(keys, proofs, claims, strict=True):
+        expected = None if claim is None else mpt._item_value(claim)
+        out.append(verify(root, key, proof, cache, expected))
+    return out
+
+
+def batched(root, keys, proofs, claims, cache):
+    walked = verify_many(root, keys, proofs, claims, cache)
+    return [walked[i] if i in walked else mpt._item_value(claims[i]) for i in range(len(keys))]
+
+
+def outcome(run, *args):
+    try:
+        return run(*args)
+    except InvalidProof:
+        return "refused"
+
+
+tries = st.dictionaries(st.integers(0, 2**256 - 1) | st.integers(0, 300), values_,
+                        min_size=1, max_size=80)
+
+
+@CHECKS
+@given(values=tries, data=st.data())
+def test_verify_many_is_verify_on_every_entry(values, data):
+    trie = storage(values)
+    asked = data.draw(st.lists(st.sampled_from(sorted(values)) | st.integers(0, 2**256 - 1),
+                               min_size=1, max_size=12))
+    keys = [keccak256(slot.to_bytes(32, "big")) for slot in asked]
+    proofs = [listed(trie, key) for key in keys]
+    claims = [data.draw(st.sampled_from([values.get(slot, 1), 1, 0x80, 2**256 - 1])
+                        .map(lambda v: _claimed_items([hex(v)])[0]) | st.none())
+              for slot in asked]
+    warm = data.draw(st.booleans())
+    if data.draw(st.booleans()):  # tamper with one entry (the others stay honest)
+        i = data.draw(st.integers(0, len(proofs) - 1))
+        proofs[i] = _tamper(proofs[i], data)
+    ours_cache = NodeCache()
+    theirs_cache = NodeCache()
+    if warm:  # the honest upper nodes already kept
+        for key in keys:
+            for cache in (ours_cache, theirs_cache):
+                verify(trie.root_hash, key, listed(trie, key), cache)
+    expected = outcome(general, trie.root_hash, keys, proofs, claims, theirs_cache)
+    assert outcome(batched, trie.root_hash, keys, proofs, claims, ours_cache) == expected
+
+
+@CHECKS
+@given(values=tries, data=st.data())
+def test_a_one_character_change_to_a_claimed_leaf_is_refused(values, data):
+    trie = storage(values)
+    slot = data.draw(st.sampled_from(sorted(values)))
+    key = keccak256(slot.to_bytes(32, "big"))
+    proof = listed(trie, key)
+    [claim] = _claimed_items([hex(values[slot])])
+    cache = NodeCache()
+    assert verify_many(trie.root_hash, [key], [proof], [claim], cache) == {}  # proven as claimed
+    leaf = proof[-1]
+    at = data.draw(st.integers(2, len(leaf) - 1))
+    other = data.draw(st.sampled_from([c for c in "0123456789abcdef" if c != leaf[at]]))
+    changed = proof[:-1] + [leaf[:at] + other + leaf[at + 1:]]
+    with pytest.raises(InvalidProof):
+        verify_many(trie.root_hash, [key], [changed], [claim], cache)
+    # the same bytes spelled in capitals are the same node: the claim is still what it holds
+    upper = proof[:-1] + ["0x" + leaf[2:].upper()]
+    walked = verify_many(trie.root_hash, [key], [upper], [claim], cache)
+    assert walked == {} or walked == {0: mpt._item_value(claim)}
+
+
+def test_a_leaf_that_is_the_claim_but_hashes_elsewhere_is_refused():
+    """A one-slot trie is its leaf: the listed leaf is exactly the canonical leaf holding the
+    claim, so only its hash (against another root) can refuse it."""
+    key = keccak256((1).to_bytes(32, "big"))
+    proof = listed(storage({1: 5}), key)
+    assert len(proof) == 1
+    [claim] = _claimed_items(["0x5"])
+    assert verify_many(storage({1: 5}).root_hash, [key], [proof], [claim], NodeCache()) == {}
+    with pytest.raises(InvalidProof, match="the first proof node does not hash to the root"):
+        verify_many(storage({1: 6}).root_hash, [key], [proof], [claim], NodeCache())
+
+
+@CHECKS
+@given(values=st.dictionaries(st.integers(0, 2**256 - 1), values_, min_size=20, max_size=80),
+       data=st.data())
+def test_a_changed_upper_node_is_hashed_even_when_its_hash_is_kept(values, data):
+    """The upper nodes are kept by hash after an honest walk; a proof listing other text
+    under that hash (one digit changed, anywhere) is hashed afresh and refused."""
+    trie = storage(values)
+    slot = data.draw(st.sampled_from(sorted(values)))
+    key = keccak256(slot.to_bytes(32, "big"))
+    proof = listed(trie, key)
+    [claim] = _claimed_items([hex(values[slot])])
+    cache = NodeCache()
+    assert verify_many(trie.root_hash, [key], [proof], [claim], cache) == {}
+    i = data.draw(st.integers(0, len(proof) - 2))
+    node = proof[i]
+    at = data.draw(st.integers(2, len(node) - 1))
+    other = data.draw(st.sampled_from([c for c in "0123456789abcdef" if c != node[at]]))
+    changed = list(proof)
+    changed[i] = node[:at] + other + node[at + 1:]
+    with pytest.raises(InvalidProof):
+        verify_many(trie.root_hash, [key], [changed], [claim], cache)
