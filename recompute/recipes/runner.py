@@ -490,9 +490,10 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 except (Unverifiable, UsageError) as exc:
                     out[i] = exc
             continue
-        # values a plan might alter are copied (the kept ones must stay as proven); the words,
-        # slots and evidence entries are shared
-        values = {r.path: _fresh(r.value) for r in results}
+        # the kept values, never handed out themselves: each check gets its own copy of a
+        # container (_hand_out), so a plan that alters what it was handed reaches neither the
+        # kept values nor a sibling check's; the words, slots and evidence entries are shared
+        values = {r.path: r.value for r in results}
         for i in members:
             out[i] = _hand_out(runners[i], reads[i].paths, values, entries, at, accounts,
                                requests, carried)
@@ -516,7 +517,8 @@ def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
     out = {}
     for path in asked:
         reads += entries[path]
-        out[path] = values[path]
+        value = values[path]
+        out[path] = value if value.__class__ in _LEAVES else _fresh(value)
     return out
 
 

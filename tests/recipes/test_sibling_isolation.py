@@ -1,0 +1,61 @@
+"""Checks of one block that read the same path are combined into one read, but each gets a
+value of its own: a recipe that alters what it was handed (a user's buggy recipe) cannot
+change what a sibling check derives from the same proven slots. Expected values: the
+envelope's cap sent to the meter in this test (8000)."""
+
+from __future__ import annotations
+
+from recompute.core.anchor import anchor_block
+from recompute.devnet.contracts import connect, deploy
+from recompute.layout import load_layout
+from recompute.recipe import Derivation, Reads, Recipe
+from recompute.recipes.runner import Job, step_many
+from recompute.sources.live import LiveSource
+
+KEY = "0x" + "ab" * 32
+PATH = f"cursorValues[{KEY}]"
+
+
+class Scribbler(Recipe):
+    """Reads the envelope's whole struct, then overwrites its cap in the value it was handed."""
+
+    name = "test/scribbler"
+    help = "alters its input"
+    layout = "meter-headroom"
+
+    def plan(self, p, clock):
+        envelope = (yield Reads([PATH]))[PATH]
+        envelope["maxCumulativeTurnover"] = 0
+        envelope.clear()
+        return Derivation(holds=True, derived={}, predicate="true")
+
+
+class CapReader(Recipe):
+    """Reads the same struct and reports the cap it holds."""
+
+    name = "test/cap-reader"
+    help = "reads the cap"
+    layout = "meter-headroom"
+
+    def plan(self, p, clock):
+        envelope = (yield Reads([PATH]))[PATH]
+        cap = envelope["maxCumulativeTurnover"]
+        return Derivation(holds=cap == 8000, derived={"cap": cap}, predicate="cap == 8000")
+
+
+def test_a_recipe_that_alters_its_input_does_not_reach_its_sibling(anvil):
+    w3 = connect(anvil.url)
+    meter = deploy(w3, "HeadroomMeter")
+    tx = meter.functions.openEnvelope(bytes.fromhex(KEY[2:]), w3.eth.accounts[3], 10_000,
+                                      8000).transact({"from": w3.eth.accounts[1]})
+    w3.eth.wait_for_transaction_receipt(tx)
+    layout = load_layout("meter-headroom")
+    address = bytes.fromhex(meter.address[2:])
+    jobs = [Job(Scribbler(), {}, address, layout), Job(CapReader(), {}, address, layout)]
+    source = LiveSource(anvil.url)
+    for _ in range(2):  # proven at the first block, carried at the second
+        scribbled, read = step_many(anchor_block([source], block="latest"), jobs)
+        assert scribbled.verdict.value == "VERIFIED-GOOD"
+        assert read.verdict.value == "VERIFIED-GOOD", read.detail
+        assert read.evidence["derived"] == {"cap": "8000"}
+        anvil.rpc("evm_mine")
