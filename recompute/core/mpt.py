@@ -236,7 +236,7 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     """Every ``proofs[i]`` of one answer walked for ``keys[i]`` (32 bytes, already hashed)
     under ``root`` in one loop, its look-ups held in locals. ``claims[i]`` is the leaf value
     the caller was told to expect, as the hex text the leaf lists it in (the RLP string
-    holding it: :func:`claimed_item`), or None.
+    holding it: ``prover._claimed_items``), or None.
 
     The loop takes only the usual shape: listed branch nodes, each taken from the cache only
     when its text is the kept text and else loaded (hashed, checked, strictly decoded) as
@@ -297,20 +297,8 @@ def _item_value(item: str) -> bytes:
     return raw if len(raw) == 1 else raw[1:]
 
 
-def claimed_item(number: int) -> str:
-    """The hex text of a storage leaf's value for the slot value ``number`` (1 <= number <
-    2**256): the RLP string holding rlp(number) (Yellow Paper App. D), as a proof lists it."""
-    digits = f"{number:x}"
-    if len(digits) & 1:
-        digits = "0" + digits
-    if number < 0x80:
-        return digits  # rlp(number) is the one byte itself, below 0x80: its own RLP string
-    size = len(digits) >> 1
-    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + digits
-
-
 # RLP headers as hex text: a string of 0..55 bytes, a list whose payload is 0..255 bytes.
-_STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))
+STRING_HEADER_HEX = tuple(f"{0x80 + n:02x}" for n in range(56))
 _LIST_HEADER = tuple(f"{0xC0 + n:02x}" if n < 56 else f"f8{n:02x}" for n in range(256))
 _LEAF_START = tuple("0x" + header for header in _LIST_HEADER)  # a listed leaf's text begins so
 
@@ -319,7 +307,7 @@ def _leaf_path_head(rest: int) -> str:
     """A leaf's hex-prefix path for ``rest`` nibbles (Yellow Paper App. C) as RLP, as text, up
     to the nibbles themselves: the string header (none for one byte, below 0x80) and flag."""
     flag = "3" if rest & 1 else "20"
-    return (_STRING_HEADER[(rest >> 1) + 1] if rest > 1 else "") + flag
+    return (STRING_HEADER_HEX[(rest >> 1) + 1] if rest > 1 else "") + flag
 
 
 _LEAF_PATH_HEAD = tuple(_leaf_path_head(rest) for rest in range(65))
@@ -354,7 +342,7 @@ def _is_claimed_leaf(cache: NodeCache, ref: bytes, text: object, rest: str, clai
         return False
     item = claim.hex()
     if size > 1 or claim[0] >= 0x80:  # the leaf holds ``claim`` as an RLP string
-        item = _STRING_HEADER[size] + item
+        item = STRING_HEADER_HEX[size] + item
     if text != _leaf_text(rest, item):
         return False
     leaf = bytes.fromhex(text[2:])  # a str: it is the leaf's text

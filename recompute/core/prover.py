@@ -23,6 +23,7 @@ from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
 from recompute.core.mpt import (
     SHARED_NODES,
+    STRING_HEADER_HEX,
     InvalidProof,
     NodeCache,
     verify,
@@ -275,10 +276,9 @@ def _item_head(digits: int) -> str:
     if digits == 1:
         return "0"  # rlp(value) is the one byte itself, below 0x80: its own RLP string
     size = (digits + 1) >> 1
-    return _STRING_HEADER[size + 1] + _STRING_HEADER[size] + "0" * (digits & 1)
+    return STRING_HEADER_HEX[size + 1] + STRING_HEADER_HEX[size] + "0" * (digits & 1)
 
 
-_STRING_HEADER = tuple(f"{0x80 + n:02x}" for n in range(56))  # an RLP string's header, as text
 # by the length of ``hex(value)``: a two-digit value below 0x80 is its own item (no head)
 _ITEM_HEAD = ("", "", "") + tuple(_item_head(n - 2) for n in range(3, 67))
 

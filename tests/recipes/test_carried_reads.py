@@ -6,6 +6,9 @@ values: the envelope's numbers sent in this test, and fresh steps on fresh sourc
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 
 from recompute.core.anchor import anchor_block
@@ -13,11 +16,12 @@ from recompute.core.errors import Unverifiable
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.runner import step
+from recompute.recipes.runner import Job, step, step_many
 from recompute.sources.live import LiveSource
 
 CAP = "8312/cap-conservation"
 KEY = "0x" + "ab" * 32
+OTHER = "0x" + "cd" * 32  # a second envelope: portfolio 500, cap 400
 
 
 @pytest.fixture()
@@ -95,27 +99,29 @@ def test_an_earlier_account_proof_for_a_later_block_is_unverifiable(meter, anvil
     assert caught.value.reason in ("invalid-proof", "rpc-inconsistent")
 
 
+def _jobs_with_a_second_envelope(meter, keys: tuple[str, ...]) -> list[Job]:
+    """Open envelope OTHER beside KEY on the meter; one headroom job per key of ``keys``."""
+    w3, contract, operator, recipe, params, layout = meter
+    tx = contract.functions.openEnvelope(bytes.fromhex(OTHER[2:]), operator, 500,
+                                         400).transact({"from": w3.eth.accounts[1]})
+    w3.eth.wait_for_transaction_receipt(tx)
+    address = bytes.fromhex(contract.address[2:])
+    return [Job(recipe, recipe.parse_params({"key": key, "shape": "headroom"}), address, layout)
+            for key in keys]
+
+
 def test_each_check_carries_only_the_paths_it_read(meter, anvil):
     """Two checks combined into one read of the meter (two envelopes): once carried, each
     check's evidence names the paths it read, not the other check's (the carried entry is
     that check's evidence, as its ``reads`` are)."""
-    from recompute.recipes.runner import Job, step_many
-
-    w3, contract, operator, recipe, params, layout = meter
-    other = "0x" + "cd" * 32
-    tx = contract.functions.openEnvelope(bytes.fromhex(other[2:]), operator, 500,
-                                         400).transact({"from": w3.eth.accounts[1]})
-    w3.eth.wait_for_transaction_receipt(tx)
-    address = bytes.fromhex(contract.address[2:])
-    jobs = [Job(recipe, recipe.parse_params({"key": key, "shape": "headroom"}), address, layout)
-            for key in (KEY, other)]
+    jobs = _jobs_with_a_second_envelope(meter, (KEY, OTHER))
     source = LiveSource(anvil.url)
     step_many(anchor_block([source], block="latest"), jobs)
     anvil.rpc("evm_mine")  # a block that does not touch the meter: the reads are carried
     outcomes = step_many(anchor_block([source], block="latest"), jobs)
     caps = [o.evidence["derived"]["cap"] for o in outcomes]
     assert caps == ["8000", "400"]  # the envelopes opened above
-    for outcome, key in zip(outcomes, (KEY, other), strict=True):
+    for outcome, key in zip(outcomes, (KEY, OTHER), strict=True):
         read = {r["path"] for r in outcome.evidence["reads"]}
         carried = [p for e in outcome.evidence["carried"] for p in e["reads"]]
         assert carried and set(carried) == read, (key, carried, read)
@@ -127,19 +133,7 @@ def test_combined_and_carried_digests_are_the_definitions(meter, anvil):
     texts: at the block that proves them and at the block that carries them, each outcome's
     digest is sha256 of json.dumps of its own evidence's block, reads, logs and derived (the
     definition, docs/watch.md §Output)."""
-    import hashlib
-    import json
-
-    from recompute.recipes.runner import Job, step_many
-
-    w3, contract, operator, recipe, params, layout = meter
-    other = "0x" + "cd" * 32
-    tx = contract.functions.openEnvelope(bytes.fromhex(other[2:]), operator, 500,
-                                         400).transact({"from": w3.eth.accounts[1]})
-    w3.eth.wait_for_transaction_receipt(tx)
-    address = bytes.fromhex(contract.address[2:])
-    jobs = [Job(recipe, recipe.parse_params({"key": key, "shape": "headroom"}), address, layout)
-            for key in (KEY, other, KEY)]
+    jobs = _jobs_with_a_second_envelope(meter, (KEY, OTHER, KEY))
     source = LiveSource(anvil.url)
     for _ in range(2):  # proven, then carried
         for outcome in step_many(anchor_block([source], block="latest"), jobs):
