@@ -5,8 +5,11 @@ given, and the counts of preparations the test itself records."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+
+import pytest
 
 from recompute.watch.lookahead import in_order
 
@@ -68,3 +71,33 @@ def test_stop_ends_the_range_early():
     out = list(in_order(range(10), evaluated.append, lambda b: None, threads=2,
                         stop=lambda: len(evaluated) >= 3))
     assert [b for b, _ in out] == [0, 1, 2]
+
+
+def test_the_cyclic_collector_is_paused_only_while_a_block_is_evaluated():
+    """It is off inside an evaluation, on again when the caller has the block's lines, and on
+    again after an evaluation that raised; a caller that had it off finds it off."""
+    on_inside = []
+
+    def evaluate(block: int) -> int:
+        on_inside.append(gc.isenabled())
+        return block
+
+    assert gc.isenabled()
+    for block, _ in in_order(range(3), evaluate, lambda b: None, threads=1):
+        assert gc.isenabled(), block
+    assert on_inside == [False, False, False]
+
+    def failing(block: int) -> int:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        list(in_order(range(3), failing, lambda b: None, threads=1))
+    assert gc.isenabled()
+
+    gc.disable()
+    try:
+        out = list(in_order(range(2), lambda b: gc.isenabled(), lambda b: None, threads=1))
+        assert out == [(0, False), (1, False)]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
