@@ -35,6 +35,25 @@ class ReadEntry(dict):
             return self._text
 
 
+class ReadGroup(list):
+    """The entries of one proven path (each a :class:`ReadEntry`), keeping the canonical
+    texts of its entries joined as the digest joins them, once computed. Never altered once
+    made: it stands in the evidence of every check that read the path."""
+
+    __slots__ = ("_text",)
+
+    def text(self) -> str:
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = ", ".join([_entry_text(e) for e in self])
+            return self._text
+
+
+def _entry_text(entry: dict) -> str:
+    return entry.text() if isinstance(entry, ReadEntry) else canonical(entry)
+
+
 _CANONICAL = encoder(sort_keys=True)  # json.dumps(…, sort_keys=True), built once
 
 
@@ -44,14 +63,18 @@ def canonical(value: Any) -> str:
 
 
 def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
-                    derived: dict[str, Any]) -> str:
+                    derived: dict[str, Any], groups: list[ReadGroup] | None = None) -> str:
     """sha256 hex of ``canonical({"block": …, "derived": …, "logs": …, "reads": …})``, the
-    block's part given as its canonical text."""
-    try:
-        parts = ", ".join([e.text() for e in reads])
-    except AttributeError:  # a plain dict among them (a recipe's own trace entry)
-        parts = ", ".join([e.text() if isinstance(e, ReadEntry) else canonical(e)
-                           for e in reads])
+    block's part given as its canonical text. ``groups``: the lists ``reads`` was made of, in
+    order; their kept texts are used only if they account for every entry of ``reads`` (a
+    list only ever extended: then it is exactly their concatenation)."""
+    if groups and sum([len(g) for g in groups]) == len(reads):
+        parts = ", ".join([g.text() for g in groups if g])  # a path of no slot adds nothing
+    else:
+        try:
+            parts = ", ".join([e.text() for e in reads])
+        except AttributeError:  # a plain dict among them (a recipe's own trace entry)
+            parts = ", ".join([_entry_text(e) for e in reads])
     text = (f'{{"block": {block_text}, "derived": {canonical(derived)}, '
             f'"logs": {canonical(logs) if logs else "[]"}, "reads": [{parts}]}}')
     return hashlib.sha256(text.encode()).hexdigest()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
 from recompute.core.errors import Unverifiable, UsageError
@@ -28,7 +28,8 @@ from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.digest import ReadEntry, canonical, evidence_digest
+from recompute.recipes.copies import Copier, copier
+from recompute.recipes.digest import ReadEntry, ReadGroup, canonical, evidence_digest
 from recompute.recipes.framework import (
     Clock,
     Derivation,
@@ -46,6 +47,9 @@ class Trace:
     """Everything the verifier consumed, for the evidence."""
 
     reads: list[dict] = field(default_factory=list)  # {address, slot, value, path}
+    # the kept entry lists ``reads`` was extended with, in order (the digest's parts: made
+    # once per proven path); they cover ``reads`` only if nothing else was added to it
+    read_groups: list[ReadGroup] = field(default_factory=list)
     logs: list[dict] = field(default_factory=list)
     blocks_walked: int = 0
     receipts_proven: int = 0
@@ -467,7 +471,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 key = ("reads-at", at.hash, *key[1:])
             entry = carry.kept(key, address, at is not block)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
-                results, entries = entry[1][0], entry[1][3]
+                shares = entry[1][3]
                 requests = 0
                 carried = carry.evidence(entry, address, {})  # each check adds its paths
                 if at is block:  # the account proof that allowed the carry
@@ -476,10 +480,12 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 results, known, requests, root = _prove_paths(at, address, layout, paths,
                                                               accounts)
                 below = at if at is not block else None
-                # the evidence's entries, made once for every check that asked the path (and
-                # for later blocks while they are carried)
-                entries = {r.path: read_entries(address, r, known, below) for r in results}
-                carry.keep(key, root, (results, known, layout, entries), at)
+                # per path: the value, how to copy it, the evidence's entries; made once for
+                # every check that asked the path (and for later blocks while carried)
+                shares = {r.path: Share(r.value, copier(r.value),
+                                        ReadGroup(read_entries(address, r, known, below)))
+                          for r in results}
+                carry.keep(key, root, (results, known, layout, shares), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -493,18 +499,25 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
         # the kept values, never handed out themselves: each check gets its own copy of a
         # container (_hand_out), so a plan that alters what it was handed reaches neither the
         # kept values nor a sibling check's; the words, slots and evidence entries are shared
-        values = {r.path: r.value for r in results}
         for i in members:
-            out[i] = _hand_out(runners[i], reads[i].paths, values, entries, at, accounts,
-                               requests, carried)
+            out[i] = _hand_out(runners[i], reads[i].paths, shares, at, accounts, requests,
+                               carried)
     return out
 
 
-def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
-              entries: dict[str, list[ReadEntry]], at: AnchoredBlock,
+class Share(NamedTuple):
+    """One proven path of a combined read, as every check that asked it shares it."""
+
+    value: Any  # kept, never handed out: each check gets copy(value)
+    copy: Copier | None  # recompute.recipes.copies.copier(value); None: nothing to copy
+    entries: ReadGroup  # the evidence's entries for the path
+
+
+def _hand_out(runner: Runner, paths: list[str], shares: dict[str, Share], at: AnchoredBlock,
               accounts: list[ProvenAccount], requests: int, carried: dict | None
               ) -> dict[str, Any]:
-    """One job's share of a combined read: its values, its trace's entries."""
+    """One job's share of a combined read: its values (copies of the kept ones' containers),
+    its trace's entries."""
     trace = runner.trace
     asked = paths if len(paths) == 1 else dict.fromkeys(paths)  # most ask one path
     if carried is not None:  # the paths this check read, not its group's (which others read)
@@ -513,12 +526,13 @@ def _hand_out(runner: Runner, paths: list[str], values: dict[str, Any],
         trace.stats.requests += requests
     if accounts and at is runner.block and runner.account is None:  # Runner.note_account
         runner.account = accounts[0]
-    reads = trace.reads
+    reads, groups = trace.reads, trace.read_groups
     out = {}
     for path in asked:
-        reads += entries[path]
-        value = values[path]
-        out[path] = value if value.__class__ in _LEAVES else _fresh(value)
+        value, copy, entries = shares[path]
+        reads += entries
+        groups.append(entries)
+        out[path] = value if copy is None else copy(value)
     return out
 
 
@@ -563,29 +577,6 @@ def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -
             runners[i].note_account([account], block)
             out[i] = runners[i].record_slots(wanted[i], storage)
     return out
-
-
-_LEAVES = frozenset({int, bool, bytes, str, type(None)})
-
-
-def _fresh(value: Any) -> Any:
-    """A copy of a decoded value's containers (its leaves are immutable: int, bytes, str)."""
-    kind = value.__class__
-    if kind in _LEAVES:
-        return value
-    if kind is dict:
-        out = value.copy()  # then the containers among its values, copied in turn
-        for k, v in value.items():
-            if v.__class__ not in _LEAVES:
-                out[k] = _fresh(v)
-        return out
-    if kind is list:
-        return [v if v.__class__ in _LEAVES else _fresh(v) for v in value]
-    if kind is tuple:
-        return tuple(_fresh(v) for v in value)
-    import copy  # anything else (a user decoder's object): the general copy
-
-    return copy.deepcopy(value)
 
 
 class BlockParts:
@@ -652,7 +643,8 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         holds = derivation.holds
         detail = "" if holds else (derivation.failed or _found(derivation))
     evidence["evidence_digest"] = evidence_digest(parts.block_text, evidence["reads"],
-                                                  evidence["logs"], evidence["derived"])
+                                                  evidence["logs"], evidence["derived"],
+                                                  runner.trace.read_groups)
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)

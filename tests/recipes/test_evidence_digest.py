@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from recompute.recipes.digest import ReadEntry, canonical, evidence_digest
+from recompute.recipes.digest import ReadEntry, ReadGroup, canonical, evidence_digest
 
 BLOCK = {"number": 7, "hash": "0x" + "ab" * 32, "state_root": "0x" + "cd" * 32,
          "receipts_root": "0x" + "ef" * 32, "timestamp": 1762601248}
@@ -43,3 +43,19 @@ def test_a_different_read_is_a_different_digest():
     other = {**READ, "value": "0x" + "00" * 31 + "01"}
     assert (evidence_digest(canonical(BLOCK), [ReadEntry(READ)], [], {})
             != evidence_digest(canonical(BLOCK), [ReadEntry(other)], [], {}))
+
+
+def test_the_digest_from_kept_groups_is_the_definitions():
+    """A trace's reads made of kept per-path groups (one of no slot) hash as the flat list;
+    a group list that does not account for every entry is not used."""
+    one = {**READ, "path": "a"}
+    two = [{**READ, "slot": "0x" + "00" * 31 + "02", "path": "b"},
+           {**READ, "slot": "0x" + "00" * 31 + "03", "path": "b", "block": 5}]
+    groups = [ReadGroup([ReadEntry(one)]), ReadGroup(), ReadGroup([ReadEntry(e) for e in two])]
+    reads = [e for g in groups for e in g]
+    derived = {"status": "FRESH"}
+    expected = _by_definition(BLOCK, reads, [], derived)
+    assert evidence_digest(canonical(BLOCK), reads, [], derived, groups) == expected
+    more = reads + [ReadEntry({**READ, "path": "c"})]  # added outside the groups
+    assert (evidence_digest(canonical(BLOCK), more, [], derived, groups)
+            == _by_definition(BLOCK, more, [], derived))

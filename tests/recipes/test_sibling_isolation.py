@@ -59,3 +59,47 @@ def test_a_recipe_that_alters_its_input_does_not_reach_its_sibling(anvil):
         assert read.verdict.value == "VERIFIED-GOOD", read.detail
         assert read.evidence["derived"] == {"cap": "8000"}
         anvil.rpc("evm_mine")
+
+
+PULSER_DEADLINE = 1762650024 + 86400  # tests/recipes/test_amm_devnet.py: enrolled + 86400
+
+
+class DeepScribbler(Recipe):
+    """Reads what amm/layer-status reads in its first two rounds, then alters the containers
+    *inside* what it was handed: the policy's and the floor's maxInterval arrays."""
+
+    name = "test/deep-scribbler"
+    help = "alters nested values of its input"
+    layout = "amm-registry"
+
+    def plan(self, p, clock):
+        subject = p["subject"]
+        head = (yield Reads([f"heads[{subject}]"]))[f"heads[{subject}]"]
+        policy, floor = f"policies[{subject}][{head['policyVersion']}]", f"floors[{subject}]"
+        got = yield Reads([policy, floor])
+        for value in (got[policy], got[floor]):
+            value["maxInterval"][0] = 1
+            value["maxInterval"].append(2)
+        return Derivation(holds=True, derived={}, predicate="true")
+
+
+def test_nested_containers_are_not_shared_with_a_sibling_nor_kept(devnet):
+    """The AMM registry's policy and floor hold arrays: a check that alters an array inside
+    the struct it was handed must not change the deadline a sibling derives (AMM §Policy and
+    floor: the pulser's layer 0 every 86400 s), at the block or when the reads are carried."""
+    from recompute.recipes.framework import get_recipe
+
+    node, manifest = devnet
+    layout = load_layout("amm-registry")
+    address = bytes.fromhex(manifest["contracts"]["AgentMeditationRegistry"][2:])
+    params = {"subject": manifest["amm"]["subjects"]["pulser"]["address"], "layer": 0}
+    jobs = [Job(DeepScribbler(), params, address, layout),
+            Job(get_recipe("amm/layer-status"), params, address, layout)]
+    source = LiveSource(node.url)
+    for _ in range(2):  # proven, then carried from the kept values (same source, same root)
+        block = anchor_block([source], block_hash=bytes.fromhex(
+            manifest["moments"]["amm.due"]["hash"][2:]))
+        scribbled, status = step_many(block, jobs)
+        assert scribbled.verdict.value == "VERIFIED-GOOD"
+        assert status.evidence["derived"]["deadline"] == str(PULSER_DEADLINE)
+        assert status.evidence["derived"]["status"] == "DUE"
