@@ -49,7 +49,9 @@ class Reads:
     def __init__(self, paths: list[str], block: int | None = None):
         # both fields at once: a plan yields ~3 of these per check per block, and a frozen
         # dataclass's generated __init__ sets each through object.__setattr__; frozen after
-        self.__dict__.update(paths=paths, block=block)
+        fields = self.__dict__
+        fields["paths"] = paths
+        fields["block"] = block
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ decide the verdict; ``--compare-views`` only adds findings.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -42,19 +42,23 @@ from recompute.recipes.framework import (
 )
 
 
-@dataclass
 class Trace:
-    """Everything the verifier consumed, for the evidence."""
+    """Everything the verifier consumed, for the evidence (a plain class: one is made per
+    check per block)."""
 
-    reads: list[dict] = field(default_factory=list)  # {address, slot, value, path}
-    # the kept entry lists ``reads`` was extended with, in order (the digest's parts: made
-    # once per proven path); they cover ``reads`` only if nothing else was added to it
-    read_groups: list[ReadGroup] = field(default_factory=list)
-    logs: list[dict] = field(default_factory=list)
-    blocks_walked: int = 0
-    receipts_proven: int = 0
-    carried: list[dict] = field(default_factory=list)  # scans kept from a block below
-    stats: ProofStats = field(default_factory=ProofStats)
+    __slots__ = ("reads", "read_groups", "logs", "blocks_walked", "receipts_proven", "carried",
+                 "stats")
+
+    def __init__(self) -> None:
+        self.reads: list[dict] = []  # {address, slot, value, path}
+        # the kept entry lists ``reads`` was extended with, in order (the digest's parts: made
+        # once per proven path); they cover ``reads`` only if nothing else was added to it
+        self.read_groups: list[ReadGroup] = []
+        self.logs: list[dict] = []
+        self.blocks_walked = 0
+        self.receipts_proven = 0
+        self.carried: list[dict] = []  # reads and scans kept from a block below
+        self.stats = ProofStats()
 
 
 class Runner:
@@ -355,6 +359,10 @@ class Job:
     compare_views: bool = False
 
     @cached_property
+    def contract_text(self) -> str:
+        return "0x" + self.address.hex()
+
+    @cached_property
     def evidence_params(self) -> dict[str, str]:
         """The parameters as the evidence writes them (made once: a watch asks the same job
         at every block)."""
@@ -599,7 +607,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         **parts.evidence,
         "recipe": recipe.name,
         "params": dict(job.evidence_params),
-        "contract": "0x" + address.hex(),
+        "contract": job.contract_text,
         "layout": layout.name,
         "reads": runner.trace.reads,
         "logs": runner.trace.logs,
@@ -608,7 +616,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "blocks_walked": runner.trace.blocks_walked,
         **({"carried": runner.trace.carried} if runner.trace.carried else {}),
         "predicate": derivation.predicate,
-        "derived": {k: _json_value(v) for k, v in derived.items()},
+        "derived": {k: v if v.__class__ is str else _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
     }
     recorded = layout.runtime_code_hash

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.outcome import Outcome
 from recompute.core.verdict import Verdict
 from recompute.recipes.runner import Job, step_many
 from recompute.watch.config import Check
@@ -128,14 +129,16 @@ class BlockEvaluator:
         block_hash = "0x" + block.hash.hex()
         anchor = anchor_summary(block)
         for check, outcome in zip(checks, outcomes, strict=True):
-            if isinstance(outcome, UsageError):  # the check cannot be asked here: config error
-                raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
-            if isinstance(outcome, Unverifiable):
-                lines.append(Line(block.number, block_hash, check.name, Verdict.UNVERIFIABLE,
-                                  outcome.reason, final, detail=outcome.detail, anchor=anchor))
-                continue
-            if isinstance(outcome, Exception):
-                raise outcome
+            if outcome.__class__ is not Outcome:  # an exception in its place (rarely)
+                if isinstance(outcome, UsageError):  # the check cannot be asked: config error
+                    raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
+                if isinstance(outcome, Unverifiable):
+                    lines.append(Line(block.number, block_hash, check.name,
+                                      Verdict.UNVERIFIABLE, outcome.reason, final,
+                                      detail=outcome.detail, anchor=anchor))
+                    continue
+                if isinstance(outcome, Exception):
+                    raise outcome
             evidence = outcome.evidence
             learned.append((check.name, evidence["reads"]))
             lines.append(Line(block.number, block_hash, check.name, outcome.verdict,

@@ -34,22 +34,34 @@ def _scalar(value: object) -> str:
     return _LINE(value)
 
 
-def line_text(line: Line, anchors: dict[int, str]) -> str:
-    """``_LINE(line.to_json())``, the same text put together field by field: a block's
-    400 lines share one anchor, encoded once (``anchors``, by the identity of the anchor dict,
-    for the lines of one write)."""
+def line_text(line: Line, texts: dict) -> str:
+    """``_LINE(line.to_json())``, the same text put together field by field. ``texts`` keeps,
+    for the lines of one write, the parts most lines share (a block's 400 lines share their
+    block, hash and anchor; most, their verdict, reason and flags; each check's name is the
+    same at every block), each encoded once."""
+    head = texts.get((line.block.__class__, line.block, line.hash))
+    if head is None:
+        block = str(line.block) if line.block.__class__ is int else _scalar(line.block)
+        head = texts[(line.block.__class__, line.block, line.hash)] = (
+            f'{{"block": {block}, "hash": {_scalar(line.hash)}, "check": ')
+    check = texts.get(line.check)
+    if check is None:
+        check = texts[line.check] = _scalar(line.check)
+    middle = texts.get((line.verdict, line.reason, line.final, line.healthy))
+    if middle is None:
+        middle = texts[(line.verdict, line.reason, line.final, line.healthy)] = (
+            f', "verdict": {_scalar(line.verdict.value)}, "reason": {_scalar(line.reason)}, '
+            f'"final": {_scalar(line.final)}, "healthy": {_scalar(line.healthy)}, "derived": ')
     anchor = ""
     if line.anchor is not None:
-        anchor = anchors.get(id(line.anchor))
+        anchor = texts.get(id(line.anchor))
         if anchor is None:
-            anchor = anchors[id(line.anchor)] = ', "anchor": ' + _LINE(line.anchor)
-    block = str(line.block) if line.block.__class__ is int else _scalar(line.block)
+            anchor = texts[id(line.anchor)] = ', "anchor": ' + _LINE(line.anchor)
     detail = ', "detail": ' + _scalar(line.detail) if line.detail else ""
-    return (f'{{"block": {block}, "hash": {_scalar(line.hash)}, '
-            f'"check": {_scalar(line.check)}, "verdict": {_scalar(line.verdict.value)}, '
-            f'"reason": {_scalar(line.reason)}, "final": {_scalar(line.final)}, '
-            f'"healthy": {_scalar(line.healthy)}, "derived": {_LINE(line.derived)}, '
+    return (f'{head}{check}{middle}{_LINE(line.derived)}, '
             f'"evidence_digest": {_scalar(line.evidence_digest)}{anchor}{detail}}}')
+
+
 FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that retracts them
 
 
@@ -68,8 +80,8 @@ class Sink:
         self._put("".join(_LINE(o) + "\n" for o in objects))
 
     def _write_lines(self, lines: list[Line]) -> None:
-        anchors: dict[int, str] = {}
-        self._put("".join([line_text(line, anchors) + "\n" for line in lines]))
+        texts: dict = {}
+        self._put("".join([line_text(line, texts) + "\n" for line in lines]))
 
     def _put(self, text: str) -> None:
         with self._lock:
@@ -92,6 +104,7 @@ class Sink:
         first, so that a scrape after a line is seen agrees with it)."""
         incs: list[tuple[Key, float]] = []
         sets: list[tuple[Key, float]] = []
+        finals: dict[str, int] = {}  # block hash -> final lines among these
         for line in lines:
             counted, final, healthy = self._keys(line)
             incs.append((counted, 1))
@@ -99,7 +112,10 @@ class Sink:
                 sets.append((healthy, int(line.healthy)))
             if line.final:
                 incs.append((final, 1))
-                self._count_final(line)
+                if line.hash is not None:
+                    finals[line.hash] = finals.get(line.hash, 0) + 1
+        for block_hash, count in finals.items():
+            self._count_finals(block_hash, count)
         self.metrics.apply(incs, sets)
         self._write_lines(lines)
         if self.hook is not None:
@@ -126,9 +142,11 @@ class Sink:
         self._write_lines(lines)
 
     def _count_final(self, line: Line) -> None:
-        if line.hash is None:
-            return
-        self._final_lines[line.hash] = self._final_lines.get(line.hash, 0) + 1
+        if line.hash is not None:
+            self._count_finals(line.hash, 1)
+
+    def _count_finals(self, block_hash: str, count: int) -> None:
+        self._final_lines[block_hash] = self._final_lines.get(block_hash, 0) + count
         while len(self._final_lines) > FINAL_MEMORY:  # oldest first (insertion order)
             del self._final_lines[next(iter(self._final_lines))]
 
