@@ -428,7 +428,7 @@ def _answer_round(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     raw: dict[int, Slots] = {}
     others: dict[int, Any] = {}
     for i, request in requests.items():
-        if isinstance(request, Reads):
+        if request.__class__ is Reads or isinstance(request, Reads):
             reads[i] = request
         elif isinstance(request, Slots):
             raw[i] = request
@@ -461,11 +461,14 @@ def _outcomes(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
 
 def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry) -> dict[int, Any]:
     groups: dict[tuple[bytes, str, int | None], list[int]] = {}
-    for i in reads:
-        at = reads[i].block if reads[i].block != block.number else None
+    number = block.number
+    for i, request in reads.items():
+        at = request.block
+        job = jobs[i]
         # by the descriptor's content, never its name: two layouts of one contract name may
         # place the same path in different slots (issue #11)
-        groups.setdefault((jobs[i].address, jobs[i].layout.digest, at), []).append(i)
+        groups.setdefault((job.address, job.layout.digest, None if at == number else at),
+                          []).append(i)
     out: dict[int, Any] = {}
     for (address, _, at_number), members in groups.items():
         paths = [p for i in members for p in reads[i].paths]
@@ -527,13 +530,22 @@ def _hand_out(runner: Runner, paths: list[str], shares: dict[str, Share], at: An
     """One job's share of a combined read: its values (copies of the kept ones' containers),
     its trace's entries."""
     trace = runner.trace
-    asked = paths if len(paths) == 1 else dict.fromkeys(paths)  # most ask one path
-    if carried is not None:  # the paths this check read, not its group's (which others read)
-        trace.carried.append({"reads": list(asked), **carried})
     if requests:
         trace.stats.requests += requests
-    if accounts and at is runner.block and runner.account is None:  # Runner.note_account
+    if accounts and runner.account is None and at is runner.block:  # Runner.note_account
         runner.account = accounts[0]
+    if len(paths) == 1:  # most ask one path
+        path = paths[0]
+        value, copy, entries = shares[path]
+        trace.reads += entries
+        trace.read_groups.append(entries)
+        if carried is not None:  # the paths this check read, not its group's
+            trace.carried.append({"reads": [path], **carried})
+        return {path: value if copy is None else copy(value)}
+    # each path once, in order (two distinct paths, the usual pair, as they are)
+    asked = paths if len(paths) == 2 and paths[0] != paths[1] else dict.fromkeys(paths)
+    if carried is not None:
+        trace.carried.append({"reads": list(asked), **carried})
     reads, groups = trace.reads, trace.read_groups
     out = {}
     for path in asked:

@@ -103,3 +103,45 @@ def test_nested_containers_are_not_shared_with_a_sibling_nor_kept(devnet):
         assert scribbled.verdict.value == "VERIFIED-GOOD"
         assert status.evidence["derived"]["deadline"] == str(PULSER_DEADLINE)
         assert status.evidence["derived"]["status"] == "DUE"
+
+
+class Twice(Recipe):
+    """Asks the same path twice in one request (then two distinct paths, the usual pair)."""
+
+    name = "test/twice"
+    help = "asks a path twice"
+    layout = "meter-headroom"
+
+    def plan(self, p, clock):
+        got = yield Reads([PATH, PATH])
+        cap = got[PATH]["maxCumulativeTurnover"]
+        other = f"cursorValues[0x{'cd' * 32}]"
+        pair = yield Reads([PATH, other])
+        return Derivation(holds=cap == 8000, derived={"cap": cap, "keys": len(pair)},
+                          predicate="cap == 8000")
+
+
+def test_a_path_asked_twice_is_read_and_listed_once(anvil):
+    """In a combined read, a check that names one path twice in a request gets it once: its
+    evidence lists the path's slots once per request (two here), as a check that names it
+    once lists them once (CapReader beside it), at the block it is proven and at the next,
+    where it is carried."""
+    w3 = connect(anvil.url)
+    meter = deploy(w3, "HeadroomMeter")
+    tx = meter.functions.openEnvelope(bytes.fromhex(KEY[2:]), w3.eth.accounts[3], 10_000,
+                                      8000).transact({"from": w3.eth.accounts[1]})
+    w3.eth.wait_for_transaction_receipt(tx)
+    layout = load_layout("meter-headroom")
+    address = bytes.fromhex(meter.address[2:])
+    jobs = [Job(Twice(), {}, address, layout), Job(CapReader(), {}, address, layout)]
+    source = LiveSource(anvil.url)
+    for carried in (False, True):
+        twice, once = step_many(anchor_block([source], block="latest"), jobs)
+        assert twice.verdict.value == "VERIFIED-GOOD", twice.detail
+        assert twice.evidence["derived"] == {"cap": "8000", "keys": "2"}
+        mine = [r for r in twice.evidence["reads"] if r["path"].startswith(PATH)]
+        assert mine == once.evidence["reads"] * 2 and mine
+        if carried:
+            assert [c["reads"] for c in twice.evidence["carried"]] == [
+                [PATH], [PATH, f"cursorValues[0x{'cd' * 32}]"]]
+        anvil.rpc("evm_mine")
