@@ -19,14 +19,16 @@ storage trie are in every proof.
 from __future__ import annotations
 
 import re
+from binascii import unhexlify
 from typing import TypeAlias
 
 from recompute.core import rlpcodec
 from recompute.core.errors import Unverifiable
-from recompute.core.keccak import EMPTY_TRIE_ROOT, keccak256
+from recompute.core.keccak import EMPTY_TRIE_ROOT, keccak256_state
 from recompute.core.rlpcodec import Item
 
 _MAX_NODE_BYTES = 1 << 16  # far above any real node (a full branch is 532 bytes)
+_MAX_NODE_TEXT = 2 + 2 * _MAX_NODE_BYTES  # as 0x-hex text
 
 
 class InvalidProof(Unverifiable):
@@ -47,9 +49,17 @@ class _Deferred:
 # Where a walk goes next: a hash (the next listed node), an embedded node, a deferred child,
 # or None (the walk has ended).
 Ref: TypeAlias = "bytes | list[Item] | _Deferred | None"
-# A node as the walk uses it: (the hex text it was listed as, the 16 children if it is a branch,
+# A branch's children, child n (nibble n) at place n + 1 (:data:`_HEX_INDEX`): the match of
+# :data:`_BRANCH` itself (group n + 1: no tuple is built for a node most keys meet once), or a
+# tuple with None at place 0 for a branch the decoder read.
+Children: TypeAlias = "tuple[Ref, ...] | re.Match[bytes]"
+# A node as the walk uses it: (the hex text it was listed as, its children if it is a branch,
 # else None; its items if it is a leaf or extension, else None).
-Node: TypeAlias = "tuple[str, tuple[Ref, ...] | None, list[Item] | None]"
+Node: TypeAlias = "tuple[str, Children | None, list[Item] | None]"
+# The first two levels of a walk under one root for keys of one first byte: the texts of the
+# two branch nodes listed there, the hash reference the second holds on the keys' path, and 2
+# (the level the walk goes on from).
+Top: TypeAlias = "tuple[object, object, Ref, int]"
 
 
 class NodeCache:
@@ -64,10 +74,11 @@ class NodeCache:
     dropped when it holds :attr:`limit` nodes.
     """
 
-    __slots__ = ("_nodes", "hashed", "depth", "limit")
+    __slots__ = ("_nodes", "_tops", "hashed", "depth", "limit")
 
     def __init__(self, depth: int = 4, limit: int = 1 << 17) -> None:
         self._nodes: dict[bytes, Node] = {}
+        self._tops: dict[bytes, list[Top | None]] = {}
         self.hashed = 0  # nodes hashed so far
         self.depth = depth
         self.limit = limit
@@ -75,13 +86,20 @@ class NodeCache:
     def load(self, ref: bytes, text: object, index: int) -> Node:
         """The node listed as ``text`` at place ``index`` of a proof, whose parent references
         it by the hash ``ref``: hashed, checked against ``ref``, decoded, kept if it is an
-        upper one. InvalidProof if it is not hex, hashes to anything else, or is not the
-        canonical RLP of a list (it is decoded only once its hash has linked)."""
-        raw = _node_bytes(text)
+        upper one. InvalidProof if it is not 0x-hex (an even number of ASCII hex digits, no
+        spaces), hashes to anything else, or is not the canonical RLP of a list (it is decoded
+        only once its hash has linked). One frame for the usual node: it is met once a key."""
+        if text.__class__ is not str or len(text) & 1 or not 2 < len(text) <= _MAX_NODE_TEXT \
+                or text[:2] != "0x":
+            raise _text_error(text)
+        try:
+            raw = unhexlify(text[2:])
+        except ValueError:  # binascii.Error, or a character beyond ASCII
+            raise _text_error(text) from None
         self.hashed += 1
-        if keccak256(raw) != ref:
+        if _hash(raw).digest() != ref:
             raise _unlinked(index)
-        node = _node(text, raw)  # type: ignore[arg-type]  # a str: _node_bytes checked it
+        node = _node(text, raw)
         if index < self.depth:
             nodes = self._nodes
             if len(nodes) >= self.limit:
@@ -89,32 +107,43 @@ class NodeCache:
             nodes[ref] = node
         return node
 
+    def tops(self, root: bytes) -> list[Top | None]:
+        """The walks of the first two listed nodes under ``root`` already made, by the key's
+        first byte (:data:`Top`; see :func:`verify_many`). Kept for at most 256 roots."""
+        tops = self._tops.get(root)
+        if tops is None:
+            if len(self._tops) >= 256:
+                self._tops.clear()
+            tops = self._tops[root] = [None] * 256
+        return tops
+
     def clear(self) -> None:
         self._nodes.clear()
+        self._tops.clear()
 
     def __len__(self) -> int:
         return len(self._nodes)
 
+
+_hash = keccak256_state  # ``_hash(raw).digest()`` is keccak256(raw), one frame less
 
 # One cache for the process (see NodeCache): sound to share, since an entry is a node whose
 # bytes hashed to its key; the proof walk still checks every hash link of every proof.
 SHARED_NODES = NodeCache()
 
 
-def _node_bytes(text: object) -> bytes:
+def _text_error(text: object) -> InvalidProof:
+    """Why ``text`` is not a proof node's 0x-hex text."""
     if not isinstance(text, str) or not text.startswith("0x") or len(text) % 2:
-        raise InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
-    try:
-        raw = bytes.fromhex(text[2:])
-    except ValueError:
-        raise InvalidProof(f"proof node is not hex: {text[:40]!r}") from None
-    if not raw or len(raw) > _MAX_NODE_BYTES:
-        raise InvalidProof("proof node is empty or oversized")
-    return raw
+        return InvalidProof(f"proof node is not 0x-hex: {str(text)[:40]!r}")
+    if not 2 < len(text) <= _MAX_NODE_TEXT:
+        return InvalidProof("proof node is empty or oversized")
+    return InvalidProof(f"proof node is not hex: {text[:40]!r}")
 
 
 # The usual branch node: 16 children, each a 32-byte hash (0xa0 + 32 bytes) or empty (0x80),
-# and an empty value; matched whole by the regex engine in one call, its groups the children.
+# and an empty value; matched whole by the regex engine in one call, its groups the children
+# (group n + 1 is child n: the match is kept as the node's children).
 _BRANCH = re.compile(rb"(?:\x80|\xa0(.{32}))" * 16 + rb"\x80", re.DOTALL)
 
 
@@ -131,7 +160,7 @@ def _node(text: str, raw: bytes) -> Node:
     else:
         match = None
     if match is not None:
-        return text, match.groups(), None
+        return text, match, None
     try:
         items = rlpcodec.decode(raw)
     except rlpcodec.RlpError as exc:
@@ -145,7 +174,7 @@ def _node(text: str, raw: bytes) -> Node:
 def _as_node(text: str, items: list[Item]) -> Node:
     """A decoded (listed or embedded) node: its children if it is a branch."""
     if len(items) == 17:
-        return text, tuple(_branch_child(child) for child in items[:16]), None
+        return text, (None, *map(_branch_child, items[:16])), None
     if len(items) == 2:
         return text, None, items
     raise InvalidProof(f"node with {len(items)} items is neither branch nor leaf")
@@ -157,7 +186,7 @@ def _branch_child(child: Item) -> Ref:
     return None if child == b"" else _Deferred(child)
 
 
-_HEX_INDEX = {c: i for i, c in enumerate("0123456789abcdef")}
+_HEX_INDEX = {c: i + 1 for i, c in enumerate("0123456789abcdef")}  # a nibble's place: Children
 
 
 def _path_hex(encoded: object) -> tuple[str, bool]:
@@ -255,14 +284,22 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     path_head = _LEAF_PATH_HEAD
     path_size = _LEAF_PATH_SIZE
     leaf_start = _LEAF_START
+    hash_ = _hash
     leaves = 0  # claimed leaves hashed
     walkable = root != EMPTY_TRIE_ROOT and all(len(key) == 32 for key in keys)
+    tops = cache.tops(root)
     for i, (key, proof, claim) in enumerate(zip(keys, proofs, claims, strict=True)):
         if claim is not None and walkable and proof.__class__ is list and 0 < len(proof) <= 65:
             nibbles = key.hex()
             last = len(proof) - 1  # a list: checked
             ref: Ref = root
-            for pos in range(last):  # a branch per listed node: its place is its nibble
+            start = 0
+            if last > 1:  # the first two levels as the last key of this first byte walked them
+                top = tops[key[0]]
+                if top is None or proof[0] != top[0] or proof[1] != top[1]:
+                    top = _top(cache, tops, root, key[0], nibbles, proof)
+                ref, start = top[2], top[3]
+            for pos in range(start, last):  # a branch per listed node: its place is its nibble
                 text = proof[pos]
                 node = known(ref)  # type: ignore[arg-type]  # bytes: checked below
                 if node is None or node[0] != text:
@@ -279,7 +316,7 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
                 if text == (f"{leaf_start[path_size[rest] + (len(claim) >> 1)]}"
                             f"{path_head[rest]}{nibbles[last:]}{claim}"):
                     leaves += 1
-                    if keccak256(bytes.fromhex(text[2:])) != ref:
+                    if hash_(unhexlify(text[2:])).digest() != ref:
                         cache.hashed += leaves
                         raise _unlinked(last)
                     continue
@@ -289,6 +326,32 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
             walked[i] = value
     cache.hashed += leaves
     return walked
+
+
+def _top(cache: NodeCache, tops: list[Top | None], root: bytes, first: int, nibbles: str,
+         proof: list[object]) -> Top:
+    """The first two listed nodes of ``proof`` walked for the key ``nibbles`` (whose first byte
+    is ``first``) under ``root`` as :func:`verify_many` walks every level: each taken from the
+    cache only when its text is the kept text, else loaded (hashed, checked, decoded). When
+    both are branches holding hash references on the key's path, the walk is kept in ``tops``
+    for the next key of that first byte, and returned; else ``(_, _, root, 0)``: the caller
+    walks from the root. A kept walk is a proven fact: the node under a hash is unique, so a
+    later proof listing the same two texts under the same root walks the same way for the
+    same byte."""
+    ref: Ref = root
+    for pos in (0, 1):
+        text = proof[pos]
+        node = cache._nodes.get(ref)  # type: ignore[arg-type]  # bytes: checked below
+        if node is None or node[0] != text:
+            node = cache.load(ref, text, pos)  # type: ignore[arg-type]
+        children = node[1]
+        if children is None:
+            return None, None, root, 0
+        ref = children[_HEX_INDEX[nibbles[pos]]]
+        if ref.__class__ is not bytes:
+            return None, None, root, 0
+    top = tops[first] = (proof[0], proof[1], ref, 2)
+    return top
 
 
 def _item_value(item: str) -> bytes:
@@ -345,9 +408,9 @@ def _is_claimed_leaf(cache: NodeCache, ref: bytes, text: object, rest: str, clai
         item = STRING_HEADER_HEX[size] + item
     if text != _leaf_text(rest, item):
         return False
-    leaf = bytes.fromhex(text[2:])  # a str: it is the leaf's text
+    leaf = unhexlify(text[2:])  # a str: it is the leaf's text
     cache.hashed += 1
-    if keccak256(leaf) != ref:
+    if _hash(leaf).digest() != ref:
         raise _unlinked(used)
     return True
 

@@ -20,7 +20,7 @@ from recompute.core import rlpcodec
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
-from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256
+from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256, keccak256_state
 from recompute.core.mpt import (
     SHARED_NODES,
     STRING_HEADER_HEX,
@@ -226,16 +226,17 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
             if proof not in ([], ["0x80"]):
                 raise InvalidProof(f"slot {slot:#x}: a proof under an account proven absent")
     values = list(map(dict.get, answered, repeat("value")))
-    claims = _claimed_items(values)
-    # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
-    if None in claims:
+    canonical = _canonical_numbers(values)
+    if canonical is not None:  # the usual answer: every value written as hex(value)
+        numbers, texts = canonical
+        claims = _claims_of_canonical(texts, numbers)
+    else:  # each claim the proof's leaf holds (a canonical quantity: int() reads it as written)
+        claims = _claimed_items(values)
         numbers = [0 if claim is None else int(value, 16)  # type: ignore[call-overload]
                    for value, claim in zip(values, claims, strict=True)]
-    else:  # every claim canonical (the usual answer): each read as written
-        numbers = list(map(int, values, repeat(16)))  # type: ignore[arg-type]
     storage = dict(zip(slots, numbers, strict=True))
-    for i, raw in verify_many(account.storage_root, list(map(keccak256, keys)), proofs,
-                                  claims, cache).items():
+    hashed = [keccak256_state(key).digest() for key in keys]
+    for i, raw in verify_many(account.storage_root, hashed, proofs, claims, cache).items():
         slot = slots[i]  # an entry whose value the proof shows otherwise than as claimed
         value = 0 if raw is None else _decode_slot_value(raw, slot)
         claimed = entries[i].get("value")  # type: ignore[attr-defined]
@@ -267,6 +268,29 @@ def _claimed_items(values: list[object]) -> list[str | None]:
     return [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
             if value.__class__ is str and canonical(value) is not None else None
             for value in values]
+
+
+def _canonical_numbers(values: list[object]) -> tuple[list[int], list[str]] | None:
+    """The values a node claims, as numbers and as text, if every one is written canonically,
+    as ``hex(value)`` for 0 <= value < 2**256 (what :data:`_CANONICAL_VALUE` or ``0x0``
+    matches), else None. Read and checked column-wise: int() reads each, hex() writes it back.
+    """
+    try:
+        numbers = list(map(int, values, repeat(16)))  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not a string, or not hex
+        return None
+    texts = list(map(hex, numbers))
+    if texts != values or numbers and (min(numbers) < 0 or max(numbers) >> 256):
+        return None  # "0x01", "0XA", "0x_1", " 0x1", "-0x1", 2**256: each judged alone
+    return numbers, texts
+
+
+def _claims_of_canonical(values: list[str], numbers: list[int]) -> list[str | None]:
+    """:func:`_claimed_items` for values already known canonical (:func:`_canonical_numbers`):
+    no claim for zero (an absent slot), else the text of the leaf's item holding the value."""
+    head = _ITEM_HEAD
+    return [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
+            if number else None for value, number in zip(values, numbers, strict=True)]
 
 
 def _item_head(digits: int) -> str:

@@ -18,7 +18,7 @@ from trie import HexaryTrie
 from recompute.core import mpt
 from recompute.core.keccak import keccak256
 from recompute.core.mpt import InvalidProof, NodeCache, verify, verify_many
-from recompute.core.prover import _claimed_items
+from recompute.core.prover import _canonical_numbers, _claimed_items, _claims_of_canonical
 from tests.core.test_adversarial import _tamper
 
 CHECKS = settings(max_examples=300, deadline=None,
@@ -52,6 +52,28 @@ def test_the_text_built_leaf_is_the_encoders_leaf(rest, value):
 ])
 def test_only_a_canonical_claim_is_expected_in_a_leaf(text):
     assert _claimed_items([text]) == [None]
+
+
+NOT_CANONICAL = ["0x00", "0x01", "0x0a1", "0xAB", "0XAB", "ab", "0x", "", " 0x1", "0x1 ",
+                 "0x1_0", "0x1" + "0" * 64, 5, None, b"0x1", "0x-1", "+0x1", "-0x1", "0x\u0661",
+                 True, 1.0]
+
+
+@pytest.mark.parametrize("text", NOT_CANONICAL)
+def test_one_value_spelled_otherwise_sends_the_answer_to_the_slow_path(text):
+    """The column-wise reading of an answer's values (prover._canonical_numbers) takes only
+    answers whose every value is hex(value) below 2**256: one other spelling anywhere, and
+    each value is judged alone (_claimed_items, the regex)."""
+    assert _canonical_numbers(["0x5", text, "0x80"]) is None
+
+
+@CHECKS
+@given(st.lists(st.integers(0, 2**256 - 1), max_size=20))
+def test_canonical_values_read_column_wise_are_the_leaf_items_the_encoder_makes(numbers):
+    texts = [hex(n) for n in numbers]
+    assert _canonical_numbers(texts) == (numbers, texts)
+    expected = [None if n == 0 else rlp.encode(slot_rlp(n)).hex() for n in numbers]  # pyrlp
+    assert _claims_of_canonical(texts, numbers) == expected == _claimed_items(texts)
 
 
 def storage(values: dict[int, int]) -> HexaryTrie:
@@ -108,10 +130,14 @@ def test_verify_many_is_verify_on_every_entry(values, data):
         proofs[i] = _tamper(proofs[i], data)
     ours_cache = NodeCache()
     theirs_cache = NodeCache()
-    if warm:  # the honest upper nodes already kept
-        for key in keys:
-            for cache in (ours_cache, theirs_cache):
-                verify(trie.root_hash, key, listed(trie, key), cache)
+    if warm:  # the honest upper nodes already kept (and, in ours, the walks of the first
+        # two levels: verify_many's tops) by an honest batch of every slot of the trie
+        every = [keccak256(slot.to_bytes(32, "big")) for slot in values]
+        honest = [_claimed_items([hex(value)])[0] for value in values.values()]
+        assert verify_many(trie.root_hash, every, [listed(trie, key) for key in every],
+                           honest, ours_cache) == {}
+        for key in every:
+            verify(trie.root_hash, key, listed(trie, key), theirs_cache)
     expected = outcome(general, trie.root_hash, keys, proofs, claims, theirs_cache)
     assert outcome(batched, trie.root_hash, keys, proofs, claims, ours_cache) == expected
 
@@ -171,3 +197,64 @@ def test_a_changed_upper_node_is_hashed_even_when_its_hash_is_kept(values, data)
     changed[i] = node[:at] + other + node[at + 1:]
     with pytest.raises(InvalidProof):
         verify_many(trie.root_hash, [key], [changed], [claim], cache)
+
+
+# ---- the walks of the first two levels kept by root and first byte (NodeCache.tops) ------
+
+@pytest.fixture(scope="module")
+def deep():
+    """1,500 slots: three levels of branches above most leaves, and every first byte met by
+    several keys (the first two levels of their walks are kept after the first)."""
+    values = {slot: slot * 7 + 1 for slot in range(1500)}
+    trie = storage(values)
+    keys = [keccak256(slot.to_bytes(32, "big")) for slot in values]
+    proofs = [listed(trie, key) for key in keys]
+    claims = [_claimed_items([hex(value)])[0] for value in values.values()]
+    return trie, keys, proofs, claims
+
+
+def test_every_slot_of_a_deep_trie_is_proven_as_claimed_with_the_top_walks_kept(deep):
+    trie, keys, proofs, claims = deep
+    assert min(map(len, proofs)) >= 3  # every proof walks the two kept levels
+    cache = NodeCache()
+    assert verify_many(trie.root_hash, keys, proofs, claims, cache) == {}
+    kept = [first for first, top in enumerate(cache.tops(trie.root_hash)) if top is not None]
+    assert kept == sorted({key[0] for key in keys})  # one walk kept per first byte met
+    # and again, every first byte's walk now taken from what was kept
+    assert verify_many(trie.root_hash, keys, proofs, claims, cache) == {}
+    # a claim the leaf does not hold is read from the proof (py-trie's encoding of the value)
+    wrong = list(claims)
+    wrong[7] = _claimed_items(["0x5"])[0]
+    assert verify_many(trie.root_hash, keys, proofs, wrong, cache) == {
+        7: rlp.encode(7 * 7 + 1)}
+
+
+def test_a_proof_listing_another_keys_upper_nodes_is_refused_after_the_kept_walk(deep):
+    """The kept walk for a first byte is taken only for a proof listing the same two texts;
+    a proof for key k that lists key j's second node (another first byte: another branch)
+    is walked afresh, and refused as verify() refuses it."""
+    trie, keys, proofs, claims = deep
+    cache = NodeCache()
+    assert verify_many(trie.root_hash, keys, proofs, claims, cache) == {}
+    k = 0
+    j = next(i for i, key in enumerate(keys) if key[0] >> 4 != keys[k][0] >> 4)
+    forged = proofs[j][:2] + proofs[k][2:]
+    assert forged[0] == proofs[k][0] and forged[1] != proofs[k][1]
+    with pytest.raises(InvalidProof, match="does not hash"):
+        verify(trie.root_hash, keys[k], forged, NodeCache(), mpt._item_value(claims[k]))
+    with pytest.raises(InvalidProof, match="does not hash"):
+        verify_many(trie.root_hash, [keys[k]], [forged], [claims[k]], cache)
+
+
+def test_the_same_upper_nodes_spelled_in_capitals_are_walked_afresh_and_proven(deep):
+    """Capitals are the same bytes (so the same node under the same hash): the first two
+    levels are walked afresh (their text is not the kept one), hashed, and the slot proven;
+    the lower-case proof is proven after it too."""
+    trie, keys, proofs, claims = deep
+    cache = NodeCache()
+    assert verify_many(trie.root_hash, keys[:50], proofs[:50], claims[:50], cache) == {}
+    upper = ["0x" + node[2:].upper() for node in proofs[3][:2]] + proofs[3][2:]
+    hashed = cache.hashed
+    assert verify_many(trie.root_hash, [keys[3]], [upper], [claims[3]], cache) == {}
+    assert cache.hashed >= hashed + 2  # the two capitalised nodes were hashed
+    assert verify_many(trie.root_hash, keys[:50], proofs[:50], claims[:50], cache) == {}
