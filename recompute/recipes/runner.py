@@ -615,20 +615,25 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     derived = derivation.derived
     account = subject_account(block, job, runner)
     parts = parts or BlockParts(block)
+    trace = runner.trace
+    as_json = {}  # _json_value of each derived value, the common kinds inline
+    for key, value in derived.items():
+        kind = value.__class__
+        as_json[key] = value if kind is str else str(value) if kind is int else _json_value(value)
     evidence = {
         **parts.evidence,
         "recipe": recipe.name,
         "params": dict(job.evidence_params),
         "contract": job.contract_text,
         "layout": layout.name,
-        "reads": runner.trace.reads,
-        "logs": runner.trace.logs,
-        "proof_requests": runner.trace.stats.requests,
-        "receipts_proven": runner.trace.receipts_proven,
-        "blocks_walked": runner.trace.blocks_walked,
-        **({"carried": runner.trace.carried} if runner.trace.carried else {}),
+        "reads": trace.reads,
+        "logs": trace.logs,
+        "proof_requests": trace.stats.requests,
+        "receipts_proven": trace.receipts_proven,
+        "blocks_walked": trace.blocks_walked,
+        **({"carried": trace.carried} if trace.carried else {}),
         "predicate": derivation.predicate,
-        "derived": {k: v if v.__class__ is str else _json_value(v) for k, v in derived.items()},
+        "derived": as_json,
         "findings": list(derivation.findings),
     }
     recorded = layout.runtime_code_hash
@@ -664,7 +669,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         detail = "" if holds else (derivation.failed or _found(derivation))
     evidence["evidence_digest"] = evidence_digest(parts.block_text, evidence["reads"],
                                                   evidence["logs"], evidence["derived"],
-                                                  runner.trace.read_groups)
+                                                  trace.read_groups)
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence)
     return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
