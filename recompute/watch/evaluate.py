@@ -127,6 +127,7 @@ class BlockEvaluator:
         lines = []
         learned: list[tuple[str, list[dict]]] = []
         block_hash = "0x" + block.hash.hex()
+        number = block.number
         anchor = anchor_summary(block)
         for check, outcome in zip(checks, outcomes, strict=True):
             if outcome.__class__ is not Outcome:  # an exception in its place (rarely)
@@ -141,11 +142,9 @@ class BlockEvaluator:
                     raise outcome
             evidence = outcome.evidence
             learned.append((check.name, evidence["reads"]))
-            lines.append(Line(block.number, block_hash, check.name, outcome.verdict,
-                              outcome.reason, final, healthy=check.is_healthy(outcome.verdict),
-                              derived=evidence["derived"],
-                              evidence_digest=evidence["evidence_digest"],
-                              detail=outcome.detail, anchor=anchor))
+            lines.append(Line(number, block_hash, check.name, outcome.verdict, outcome.reason,
+                              final, check.is_healthy(outcome.verdict), evidence["derived"],
+                              evidence["evidence_digest"], outcome.detail, anchor))
         self._learn(learned)
         return lines
 
