@@ -484,7 +484,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
                 shares = entry[1][3]
                 requests = 0
-                carried = carry.evidence(entry, address, {})  # each check adds its paths
+                carried = CarriedNotes(carry.evidence(entry, address, {}), entry[1][4])
                 if at is block:  # the account proof that allowed the carry
                     accounts.append(carry.account(address))
             else:
@@ -496,7 +496,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 shares = {r.path: Share(r.value, copier(r.value),
                                         ReadGroup(read_entries(address, r, known, below)))
                           for r in results}
-                carry.keep(key, root, (results, known, layout, shares), at)
+                carry.keep(key, root, (results, known, layout, shares, {}), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -524,8 +524,28 @@ class Share(NamedTuple):
     entries: ReadGroup  # the evidence's entries for the path
 
 
+class CarriedNotes:
+    """The evidence's notes for reads carried from one kept entry (``{"reads": [paths],
+    contract, storage_root, proven_at, header}``): one per set of paths asked, made once and
+    kept with the entry, the same note in the evidence of every check (and every later block)
+    that carried those paths from it. Never altered once made."""
+
+    __slots__ = ("base", "notes")
+
+    def __init__(self, base: dict, notes: dict):
+        self.base = base  # Carry.evidence of the entry: the same at every block it is kept
+        self.notes = notes  # paths asked -> note, kept with the entry
+
+    def note(self, asked) -> dict:
+        key = asked[0] if len(asked) == 1 else tuple(asked)
+        note = self.notes.get(key)
+        if note is None:
+            note = self.notes[key] = {"reads": list(asked), **self.base}
+        return note
+
+
 def _hand_out(runner: Runner, paths: list[str], shares: dict[str, Share], at: AnchoredBlock,
-              accounts: list[ProvenAccount], requests: int, carried: dict | None
+              accounts: list[ProvenAccount], requests: int, carried: CarriedNotes | None
               ) -> dict[str, Any]:
     """One job's share of a combined read: its values (copies of the kept ones' containers),
     its trace's entries."""
@@ -540,12 +560,12 @@ def _hand_out(runner: Runner, paths: list[str], shares: dict[str, Share], at: An
         trace.reads += entries
         trace.read_groups.append(entries)
         if carried is not None:  # the paths this check read, not its group's
-            trace.carried.append({"reads": [path], **carried})
+            trace.carried.append(carried.note(paths))
         return {path: value if copy is None else copy(value)}
     # each path once, in order (two distinct paths, the usual pair, as they are)
     asked = paths if len(paths) == 2 and paths[0] != paths[1] else dict.fromkeys(paths)
     if carried is not None:
-        trace.carried.append({"reads": list(asked), **carried})
+        trace.carried.append(carried.note(list(asked)))
     reads, groups = trace.reads, trace.read_groups
     out = {}
     for path in asked:

@@ -144,3 +144,36 @@ def test_combined_and_carried_digests_are_the_definitions(meter, anvil):
             assert outcome.evidence["evidence_digest"] == hashlib.sha256(
                 text.encode()).hexdigest()
         anvil.rpc("evm_mine")
+
+
+def test_carried_notes_name_the_block_their_values_were_proven_at(meter, anvil):
+    """Block after block, the evidence's carried notes (kept with the values) name the block
+    that proved them: the first one while the storage is the same, the block of the write
+    after it, never a note kept from before the write. Expected values: the headers anchored
+    here."""
+    w3, contract, operator, recipe, params, layout = meter
+    address = bytes.fromhex(contract.address[2:])
+    source = LiveSource(anvil.url)
+
+    def notes_at_next_block():
+        anvil.rpc("evm_mine")  # a block that does not touch the meter
+        outcome = step(recipe, params, anchor_block([source], block="latest"), address, layout)
+        return outcome.evidence["carried"]
+
+    first = anchor_block([source], block="latest")
+    step(recipe, params, first, address, layout)
+    one, two = notes_at_next_block(), notes_at_next_block()
+    assert one == two and one
+    for note in one:
+        assert list(note) == ["reads", "contract", "storage_root", "proven_at", "header"]
+        assert (note["header"], note["proven_at"]) == ("0x" + first.hash.hex(), first.number)
+
+    tx = contract.functions.recordTurnover(bytes.fromhex(KEY[2:]), 2500).transact(
+        {"from": operator})
+    w3.eth.wait_for_transaction_receipt(tx)
+    written = anchor_block([source], block="latest")
+    assert "carried" not in step(recipe, params, written, address, layout).evidence
+    after = notes_at_next_block()
+    assert [n["reads"] for n in after] == [n["reads"] for n in one]
+    assert {(n["header"], n["proven_at"]) for n in after} == {
+        ("0x" + written.hash.hex(), written.number)}
