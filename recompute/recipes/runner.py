@@ -642,13 +642,16 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
     expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
-    account = subject_account(block, job, runner)
+    account = runner.account  # subject_account's checks, its one call saved when they pass
+    if account is None or not account.exists or account.code_hash == EMPTY_CODE_HASH:
+        account = subject_account(block, job, runner)
     parts = parts or BlockParts(block)
     trace = runner.trace
     as_json = {}  # _json_value of each derived value, the common kinds inline
     for key, value in derived.items():
         kind = value.__class__
-        as_json[key] = value if kind is str else str(value) if kind is int else _json_value(value)
+        as_json[key] = (value if kind is str or kind is bool else str(value) if kind is int
+                        else _json_value(value))
     evidence = {
         **parts.evidence,
         "recipe": recipe.name,
