@@ -68,7 +68,7 @@ def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
     block's part given as its canonical text. ``groups``: the lists ``reads`` was made of, in
     order; their kept texts are used only if they account for every entry of ``reads`` (a
     list only ever extended: then it is exactly their concatenation)."""
-    if groups and sum([len(g) for g in groups]) == len(reads):
+    if groups and sum(map(len, groups)) == len(reads):
         parts = ", ".join([g.text() for g in groups if g])  # a path of no slot adds nothing
     else:
         try:

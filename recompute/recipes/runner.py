@@ -510,9 +510,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
         # the kept values, never handed out themselves: each check gets its own copy of a
         # container (_hand_out), so a plan that alters what it was handed reaches neither the
         # kept values nor a sibling check's; the words, slots and evidence entries are shared
-        for i in members:
-            out[i] = _hand_out(runners[i], reads[i].paths, shares, at, accounts, requests,
-                               carried)
+        _hand_out(members, runners, reads, shares, at, accounts, requests, carried, out)
     return out
 
 
@@ -544,25 +542,36 @@ class CarriedNotes:
         return note
 
 
-def _hand_out(runner: Runner, paths: list[str], shares: dict[str, Share], at: AnchoredBlock,
-              accounts: list[ProvenAccount], requests: int, carried: CarriedNotes | None
-              ) -> dict[str, Any]:
-    """One job's share of a combined read: its values (copies of the kept ones' containers),
-    its trace's entries."""
-    trace = runner.trace
-    if requests:
-        trace.stats.requests += requests
-    if accounts and runner.account is None and at is runner.block:  # Runner.note_account
-        runner.account = accounts[0]
-    if len(paths) == 1:  # most ask one path
-        path = paths[0]
+def _hand_out(members: list[int], runners: list[Runner], reads: dict[int, Reads],
+              shares: dict[str, Share], at: AnchoredBlock, accounts: list[ProvenAccount],
+              requests: int, carried: CarriedNotes | None, out: dict[int, Any]) -> None:
+    """Each member's share of a combined read, put in ``out``: its values (copies of the kept
+    ones' containers), its trace's entries. One call per group of a round, not per check."""
+    account = accounts[0] if accounts else None
+    for i in members:
+        runner = runners[i]
+        trace = runner.trace
+        if requests:
+            trace.stats.requests += requests
+        if account is not None and runner.account is None and at is runner.block:
+            runner.account = account  # Runner.note_account
+        paths = reads[i].paths
+        if len(paths) != 1:
+            out[i] = _hand_out_paths(trace, paths, shares, carried)
+            continue
+        path = paths[0]  # most ask one path
         value, copy, entries = shares[path]
         trace.reads += entries
         trace.read_groups.append(entries)
         if carried is not None:  # the paths this check read, not its group's
             trace.carried.append(carried.note(paths))
-        return {path: value if copy is None else copy(value)}
-    # each path once, in order (two distinct paths, the usual pair, as they are)
+        out[i] = {path: value if copy is None else copy(value)}
+
+
+def _hand_out_paths(trace: Trace, paths: list[str], shares: dict[str, Share],
+                    carried: CarriedNotes | None) -> dict[str, Any]:
+    """One check's share of several paths: each path once, in order (two distinct paths, the
+    usual pair, as they are)."""
     asked = paths if len(paths) == 2 and paths[0] != paths[1] else dict.fromkeys(paths)
     if carried is not None:
         trace.carried.append(carried.note(list(asked)))
@@ -633,13 +642,16 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
     expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
-    account = subject_account(block, job, runner)
+    account = runner.account  # subject_account's checks, its one call saved when they pass
+    if account is None or not account.exists or account.code_hash == EMPTY_CODE_HASH:
+        account = subject_account(block, job, runner)
     parts = parts or BlockParts(block)
     trace = runner.trace
     as_json = {}  # _json_value of each derived value, the common kinds inline
     for key, value in derived.items():
         kind = value.__class__
-        as_json[key] = value if kind is str else str(value) if kind is int else _json_value(value)
+        as_json[key] = (value if kind is str or kind is bool else str(value) if kind is int
+                        else _json_value(value))
     evidence = {
         **parts.evidence,
         "recipe": recipe.name,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from recompute.core.anchor import AnchoredBlock, ancestors
@@ -114,19 +115,21 @@ class Auditor:
         summary = Summary(self.evaluator.checks)
         started = shown = time.monotonic()
         self._head = head
-        for block, lines in in_order(blocks, self._evaluate, self.evaluator.prepare,
-                                     self.workers, self.stop.is_set):
-            if self._final(block):  # made final by the evaluation already (no copy then)
-                lines = [line.as_final() for line in lines]
-            self.sink.evaluated(lines)
-            self.sink.metrics.inc("blocks_total")
-            self.sink.metrics.set("last_verified_block", block.number)
-            self.sink.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
-            summary.add(lines)
-            now = time.monotonic()
-            if now - shown >= 0.2 or summary.blocks == len(blocks):
-                shown = now
-                self.sink.progress(_bar(summary.blocks, len(blocks), now - started))
+        # closed when the loop ends, however it ends: the collector it pauses runs again
+        with closing(in_order(blocks, self._evaluate, self.evaluator.prepare,
+                              self.workers, self.stop.is_set)) as each:
+            for block, lines in each:
+                if self._final(block):  # made final by the evaluation already (no copy then)
+                    lines = [line.as_final() for line in lines]
+                self.sink.evaluated(lines)
+                self.sink.metrics.inc("blocks_total")
+                self.sink.metrics.set("last_verified_block", block.number)
+                self.sink.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
+                summary.add(lines)
+                now = time.monotonic()
+                if now - shown >= 0.2 or summary.blocks == len(blocks):
+                    shown = now
+                    self.sink.progress(_bar(summary.blocks, len(blocks), now - started))
         if self.stop.is_set() and summary.blocks < len(blocks):
             self.interrupted_at = blocks[summary.blocks].number
         self.sink.progress(_bar(summary.blocks, len(blocks), time.monotonic() - started) + "\n")

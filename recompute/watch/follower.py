@@ -29,6 +29,7 @@ from recompute.core.anchor import AnchoredBlock, by_parent_link
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
 from recompute.core.verdict import Verdict
+from recompute.watch.collector import paused
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
@@ -151,6 +152,12 @@ class Follower:
     # ---- one block -----------------------------------------------------------------------
 
     def _verify(self, block: AnchoredBlock) -> None:
+        # the collector paused while the block is evaluated and its lines handled, as a
+        # range audit pauses it (recompute.watch.collector)
+        with paused():
+            self._verify_paused(block)
+
+    def _verify_paused(self, block: AnchoredBlock) -> None:
         started = time.monotonic()
         lines = self.evaluator.evaluate(block)
         if self.tip is None:

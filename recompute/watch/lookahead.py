@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from recompute.watch.collector import paused
+
 B = TypeVar("B")
 R = TypeVar("R")
 
@@ -59,30 +61,14 @@ def in_order(blocks: Iterable[B], evaluate: Callable[[B], R], prepare: Callable[
                     depth += 1  # the evaluation waits for the node: ask further ahead
                 first = False
                 prepared.result()
-                yield block, _without_collector(evaluate, block)
+                # the collector paused while the block is evaluated *and* while the
+                # caller handles its lines, on again when it asks for the next block
+                with paused():
+                    yield block, evaluate(block)
         finally:
             for _, future in ahead:
                 future.cancel()
             gc.unfreeze()
-
-
-def _without_collector(evaluate: Callable[[B], R], block: B) -> R:
-    """``evaluate(block)`` with the cyclic collector paused, then resumed (if it was on).
-
-    A block's evaluation keeps thousands of containers alive at once (a 400-check block: each
-    check's runner, trace, answers and evidence) and frees them by reference counting when it
-    ends; collected during it, they were walked again and again and promoted to the oldest
-    generation, whose passes walk the whole heap: 3-4 ms of a 25 ms block (bench_watch range
-    mode, gc.callbacks: 961 young, 87 middle and 7 full passes over 40 blocks; 54, 5 and 0
-    with the pause). The cycles a block leaves (an exception and its traceback) are
-    collected by the first pass after it."""
-    if not gc.isenabled():
-        return evaluate(block)
-    gc.disable()
-    try:
-        return evaluate(block)
-    finally:
-        gc.enable()
 
 
 def _quietly(prepare: Callable[[B], object], block: B) -> None:

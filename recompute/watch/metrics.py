@@ -68,16 +68,28 @@ def series_key(name: str, **labels: str) -> Key:
     return (name, tuple(sorted(labels.items())))
 
 
+class Series:
+    """One series' value as :meth:`Metrics.get` reads it, and what :meth:`Metrics.apply`
+    counted or set in it since the exposition last saw it. One per key, made once
+    (:meth:`Metrics.series`): the sink keeps it per check, so counting a line hashes no key."""
+
+    __slots__ = ("key", "value", "counted", "is_set")
+
+    def __init__(self, key: Key):
+        self.key = key
+        self.value: float | None = None  # never set or counted: None
+        self.counted: float = 0  # apply()'s counts not yet in the exposition's series
+        self.is_set = False  # apply() set it since the exposition last saw it
+
+
 class Metrics:
     def __init__(self):
         self._lock = threading.Lock()
-        self._values: dict[Key, float] = {}
+        self._values: dict[Key, Series] = {}
         self._up = 1
         self.registry = CollectorRegistry(auto_describe=True)
         self._families = {}
         self._series: dict[Key, object] = {}
-        self._pending: dict[Key, float] = {}  # apply()'s counts not yet in the series
-        self._pending_sets: dict[Key, float] = {}
         for name, (kind, help_text, labels) in FAMILIES.items():
             if kind == "counter":
                 family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
@@ -114,42 +126,53 @@ class Metrics:
         with self._lock:
             self._set(series_key(name, **labels), value)
 
-    def apply(self, incs: list[tuple[Key, float]], sets: list[tuple[Key, float]]) -> None:
-        """Many :meth:`inc` and :meth:`set` of labelled series at once (keys from
-        :func:`series_key`): the sink counts every line of a block in one call. The values
-        are what :meth:`get` reads at once; the exposition's series are brought up to date
-        when scraped (:meth:`render`), not line by line."""
+    def series(self, key: Key) -> Series:
+        """The :class:`Series` of a settable ``key`` (from :func:`series_key`), to count in with
+        :meth:`apply`; an unknown or derived name fails here, as in :meth:`inc`."""
         with self._lock:
-            values, pending, known = self._values, self._pending, self._series
-            for key, amount in incs:
-                if key not in known:  # an unknown or derived name fails here, as in inc()
-                    self._family(key)
-                values[key] = values.get(key, 0) + amount
-                pending[key] = pending.get(key, 0) + amount
-            for key, value in sets:
-                if key not in known:  # (known: a series _family made, after its checks)
-                    self._family(key)
-                values[key] = value
-                self._pending_sets[key] = value
+            self._family(key)
+            return self._cell(key)
+
+    def _cell(self, key: Key) -> Series:
+        cell = self._values.get(key)
+        if cell is None:
+            cell = self._values[key] = Series(key)
+        return cell
+
+    def apply(self, incs: list[tuple[Series, float]], sets: list[tuple[Series, float]]) -> None:
+        """Many :meth:`inc` and :meth:`set` of labelled series at once (each from
+        :meth:`series`): the sink counts every line of a block in one call. The values are
+        what :meth:`get` reads at once; the exposition's series are brought up to date when
+        scraped (:meth:`render`), not line by line."""
+        with self._lock:
+            for cell, amount in incs:
+                cell.value = (cell.value or 0) + amount
+                cell.counted += amount
+            for cell, value in sets:
+                cell.value = value
+                cell.is_set = True
 
     def _flush(self) -> None:
-        """Push what :meth:`apply` counted into the exposition's series (lock held)."""
-        for key, amount in self._pending.items():
-            self._family(key).inc(amount)
-        for key, value in self._pending_sets.items():
-            self._family(key).set(value)
-        self._pending.clear()
-        self._pending_sets.clear()
+        """Push what :meth:`apply` counted and set into the exposition's series (lock
+        held)."""
+        for cell in self._values.values():
+            if cell.counted:
+                self._family(cell.key).inc(cell.counted)
+                cell.counted = 0
+            if cell.is_set:
+                self._family(cell.key).set(cell.value)
+                cell.is_set = False
 
     def _inc(self, key: Key, amount: float) -> None:
-        self._values[key] = self._values.get(key, 0) + amount
+        cell = self._cell(key)
+        cell.value = (cell.value or 0) + amount
         self._family(key).inc(amount)
         if key[0] == "rpc_errors_total":
             self._up = 0
 
     def _set(self, key: Key, value: float) -> None:
         name = key[0]
-        self._values[key] = value
+        self._cell(key).value = value
         if name == "up":  # derived gauge: the follower says so directly, too
             self._up = 1 if value else 0
             return
@@ -165,7 +188,8 @@ class Metrics:
         """The value last set or counted: what the follower reads back. A counter never
         counted is 0 (as Prometheus shows it); any other metric never set is None."""
         with self._lock:
-            value = self._values.get(series_key(name, **labels))
+            cell = self._values.get(series_key(name, **labels))
+            value = None if cell is None else cell.value
         if value is None and FAMILIES.get(name, ("",))[0] == "counter":
             return 0
         return value
@@ -176,8 +200,9 @@ class Metrics:
 
     def _count_health(self, healthy: bool) -> int:
         with self._lock:
-            return sum(1 for (name, _), value in self._values.items()
-                       if name == "check_healthy" and bool(value) is healthy)
+            return sum(1 for (name, _), cell in self._values.items()
+                       if name == "check_healthy" and cell.value is not None
+                       and bool(cell.value) is healthy)
 
     def render(self) -> str:
         with self._lock:

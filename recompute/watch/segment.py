@@ -27,6 +27,7 @@ import hashlib
 import threading
 import time
 import tomllib
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,9 +136,10 @@ def evaluate_segment(task: SegmentTask) -> SegmentResult:
         result.hashes = ["0x" + b.hash.hex() for b in blocks]
         result.parent_hash = "0x" + blocks[0].header.parent_hash.hex()
         result.top_hash = result.hashes[-1]
-        for _, lines in in_order(blocks, lambda b: _block_lines(evaluator, b, task),
-                                 evaluator.prepare, task.threads):
-            result.lines.extend(line.to_json() for line in lines)
+        with closing(in_order(blocks, lambda b: _block_lines(evaluator, b, task),
+                             evaluator.prepare, task.threads)) as each:
+            for _, lines in each:
+                result.lines.extend(line.to_json() for line in lines)
         result.seconds = time.monotonic() - started
         return result
     assert failure is not None

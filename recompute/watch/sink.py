@@ -17,7 +17,7 @@ from recompute.core.jsontext import encoder
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import Line
 from recompute.watch.hooks import OnBad
-from recompute.watch.metrics import Key, Metrics, series_key
+from recompute.watch.metrics import Metrics, Series, series_key
 
 _LINE = encoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
 _CONSTANTS = {True: "true", False: "false", None: "null"}
@@ -74,7 +74,7 @@ class Sink:
         self.hook = hook
         self._lock = threading.Lock()
         self._final_lines: dict[str, int] = {}  # block hash -> final lines written (recent)
-        self._series: dict[tuple[str, Verdict], tuple[Key, Key, Key]] = {}
+        self._series: dict[tuple[str, Verdict], tuple[Series, Series, Series]] = {}
 
     def _write(self, objects: list[dict]) -> None:
         self._put("".join(_LINE(o) + "\n" for o in objects))
@@ -102,11 +102,13 @@ class Sink:
     def evaluated(self, lines: list[Line]) -> None:
         """A block's first lines (final or not): counted, written, shown to the hook (metrics
         first, so that a scrape after a line is seen agrees with it)."""
-        incs: list[tuple[Key, float]] = []
-        sets: list[tuple[Key, float]] = []
+        incs: list[tuple[Series, float]] = []
+        sets: list[tuple[Series, float]] = []
         finals: dict[str, int] = {}  # block hash -> final lines among these
+        series = self._series
         for line in lines:
-            counted, final, healthy = self._keys(line)
+            counted, final, healthy = (series.get((line.check, line.verdict))
+                                       or self._keys(line))
             incs.append((counted, 1))
             if line.healthy is not None:
                 sets.append((healthy, int(line.healthy)))
@@ -123,15 +125,16 @@ class Sink:
                 if line.hash is not None:
                     self.hook.observe(line)
 
-    def _keys(self, line: Line) -> tuple[Key, Key, Key]:
-        """The series a line counts in, made once per check and verdict."""
+    def _keys(self, line: Line) -> tuple[Series, Series, Series]:
+        """The series a line counts in, looked up once per check and verdict (and kept: a
+        line is then counted without hashing a series' key)."""
         keys = self._series.get((line.check, line.verdict))
         if keys is None:
-            verdict = line.verdict.value
+            verdict, series = line.verdict.value, self.metrics.series
             keys = self._series[(line.check, line.verdict)] = (
-                series_key("verdicts_total", check=line.check, verdict=verdict),
-                series_key("final_verdicts_total", check=line.check, verdict=verdict),
-                series_key("check_healthy", check=line.check))
+                series(series_key("verdicts_total", check=line.check, verdict=verdict)),
+                series(series_key("final_verdicts_total", check=line.check, verdict=verdict)),
+                series(series_key("check_healthy", check=line.check)))
         return keys
 
     def finalized(self, lines: list[Line]) -> None:

@@ -73,9 +73,11 @@ def test_stop_ends_the_range_early():
     assert [b for b, _ in out] == [0, 1, 2]
 
 
-def test_the_cyclic_collector_is_paused_only_while_a_block_is_evaluated():
-    """It is off inside an evaluation, on again when the caller has the block's lines, and on
-    again after an evaluation that raised; a caller that had it off finds it off."""
+def test_the_cyclic_collector_is_paused_while_a_block_is_evaluated_and_handled():
+    """It is off inside an evaluation and while the caller handles the block's lines, on
+    again between blocks and after the last; on again after an evaluation that raised, and
+    after a caller that raised or stopped while handling a block once the generator is
+    closed; a caller that had it off finds it off."""
     on_inside = []
 
     def evaluate(block: int) -> int:
@@ -84,8 +86,21 @@ def test_the_cyclic_collector_is_paused_only_while_a_block_is_evaluated():
 
     assert gc.isenabled()
     for block, _ in in_order(range(3), evaluate, lambda b: None, threads=1):
-        assert gc.isenabled(), block
+        assert not gc.isenabled(), block  # the caller handles the lines: still paused
+    assert gc.isenabled()
     assert on_inside == [False, False, False]
+
+    from contextlib import closing
+
+    with pytest.raises(ValueError), closing(in_order(range(3), evaluate, lambda b: None,
+                                                     threads=1)) as each:
+        for block, _ in each:
+            raise ValueError(block)  # the caller fails while handling a block
+    assert gc.isenabled()
+    with closing(in_order(range(3), evaluate, lambda b: None, threads=1)) as each:
+        for _block, _ in each:
+            break
+    assert gc.isenabled()
 
     def failing(block: int) -> int:
         raise RuntimeError("boom")
