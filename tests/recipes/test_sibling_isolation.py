@@ -43,7 +43,9 @@ class CapReader(Recipe):
         return Derivation(holds=cap == 8000, derived={"cap": cap}, predicate="cap == 8000")
 
 
-def test_a_recipe_that_alters_its_input_does_not_reach_its_sibling(anvil):
+def _meter_with_the_threads_envelope(anvil):
+    """A HeadroomMeter on the anvil with the ERC-8312 thread's envelope opened (portfolio
+    10000, cap 8000): its address and layout."""
     w3 = connect(anvil.url)
     meter = deploy(w3, "HeadroomMeter")
     tx = meter.functions.openEnvelope(bytes.fromhex(KEY[2:]), w3.eth.accounts[3], 10_000,
@@ -51,6 +53,11 @@ def test_a_recipe_that_alters_its_input_does_not_reach_its_sibling(anvil):
     w3.eth.wait_for_transaction_receipt(tx)
     layout = load_layout("meter-headroom")
     address = bytes.fromhex(meter.address[2:])
+    return address, layout
+
+
+def test_a_recipe_that_alters_its_input_does_not_reach_its_sibling(anvil):
+    address, layout = _meter_with_the_threads_envelope(anvil)
     jobs = [Job(Scribbler(), {}, address, layout), Job(CapReader(), {}, address, layout)]
     source = LiveSource(anvil.url)
     for _ in range(2):  # proven at the first block, carried at the second
@@ -126,13 +133,7 @@ def test_a_path_asked_twice_is_read_and_listed_once(anvil):
     evidence lists the path's slots once per request (two here), as a check that names it
     once lists them once (CapReader beside it), at the block it is proven and at the next,
     where it is carried."""
-    w3 = connect(anvil.url)
-    meter = deploy(w3, "HeadroomMeter")
-    tx = meter.functions.openEnvelope(bytes.fromhex(KEY[2:]), w3.eth.accounts[3], 10_000,
-                                      8000).transact({"from": w3.eth.accounts[1]})
-    w3.eth.wait_for_transaction_receipt(tx)
-    layout = load_layout("meter-headroom")
-    address = bytes.fromhex(meter.address[2:])
+    address, layout = _meter_with_the_threads_envelope(anvil)
     jobs = [Job(Twice(), {}, address, layout), Job(CapReader(), {}, address, layout)]
     source = LiveSource(anvil.url)
     for carried in (False, True):
