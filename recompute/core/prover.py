@@ -239,7 +239,7 @@ def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object
     for i, raw in verify_many(account.storage_root, hashed, proofs, claims, cache).items():
         slot = slots[i]  # an entry whose value the proof shows otherwise than as claimed
         value = 0 if raw is None else _decode_slot_value(raw, slot)
-        claimed = entries[i].get("value")  # type: ignore[attr-defined]
+        claimed = values[i]
         if claimed != hex(value):  # the canonical quantity; any other spelling is parsed
             _check_value(claimed, value, slot)
         storage[slot] = value
@@ -263,11 +263,10 @@ def _claimed_items(values: list[object]) -> list[str | None]:
     """For each value a node claims, the text of the storage leaf's item that would hold it
     (the RLP string holding rlp(value), Yellow Paper App. D) if it is written canonically
     (:data:`_CANONICAL_VALUE`), else None (nothing to expect: the value is read from the
-    proof). One comprehension for the whole answer: no call a slot."""
-    canonical, head = _CANONICAL_VALUE, _ITEM_HEAD
-    return [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
-            if value.__class__ is str and canonical(value) is not None else None
-            for value in values]
+    proof)."""
+    canonical = _CANONICAL_VALUE
+    return _item_texts(values, [value.__class__ is str and canonical(value) is not None
+                                for value in values])
 
 
 def _canonical_numbers(values: list[object]) -> tuple[list[int], list[str]] | None:
@@ -288,9 +287,15 @@ def _canonical_numbers(values: list[object]) -> tuple[list[int], list[str]] | No
 def _claims_of_canonical(values: list[str], numbers: list[int]) -> list[str | None]:
     """:func:`_claimed_items` for values already known canonical (:func:`_canonical_numbers`):
     no claim for zero (an absent slot), else the text of the leaf's item holding the value."""
+    return _item_texts(values, numbers)
+
+
+def _item_texts(values: list[Any], wanted: list[Any]) -> list[str | None]:
+    """The leaf item's text of each canonical value whose ``wanted`` is true, else None. One
+    comprehension for the whole answer: no call a slot."""
     head = _ITEM_HEAD
     return [(("" if len(value) == 4 and value < "0x80" else head[len(value)]) + value[2:])
-            if number else None for value, number in zip(values, numbers, strict=True)]
+            if want else None for value, want in zip(values, wanted, strict=True)]
 
 
 def _item_head(digits: int) -> str:

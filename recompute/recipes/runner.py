@@ -428,7 +428,7 @@ def _answer_round(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     raw: dict[int, Slots] = {}
     others: dict[int, Any] = {}
     for i, request in requests.items():
-        if request.__class__ is Reads or isinstance(request, Reads):
+        if isinstance(request, Reads):
             reads[i] = request
         elif isinstance(request, Slots):
             raw[i] = request
@@ -547,34 +547,23 @@ def _hand_out(members: list[int], runners: list[Runner], reads: dict[int, Reads]
               requests: int, carried: CarriedNotes | None, out: dict[int, Any]) -> None:
     """Each member's share of a combined read, put in ``out``: its values (copies of the kept
     ones' containers), its trace's entries. One call per group of a round, not per check."""
-    account = accounts[0] if accounts else None
     for i in members:
         runner = runners[i]
         trace = runner.trace
         if requests:
             trace.stats.requests += requests
-        if account is not None and runner.account is None and at is runner.block:
-            runner.account = account  # Runner.note_account
-        paths = reads[i].paths
-        if len(paths) != 1:
-            out[i] = _hand_out_paths(trace, paths, shares, carried)
-            continue
-        path = paths[0]  # most ask one path
-        value, copy, entries = shares[path]
-        trace.reads += entries
-        trace.read_groups.append(entries)
-        if carried is not None:  # the paths this check read, not its group's
-            trace.carried.append(carried.note(paths))
-        out[i] = {path: value if copy is None else copy(value)}
+        runner.note_account(accounts, at)
+        out[i] = _hand_out_paths(trace, reads[i].paths, shares, carried)
 
 
 def _hand_out_paths(trace: Trace, paths: list[str], shares: dict[str, Share],
                     carried: CarriedNotes | None) -> dict[str, Any]:
-    """One check's share of several paths: each path once, in order (two distinct paths, the
-    usual pair, as they are)."""
-    asked = paths if len(paths) == 2 and paths[0] != paths[1] else dict.fromkeys(paths)
-    if carried is not None:
-        trace.carried.append(carried.note(list(asked)))
+    """One check's share of its paths: each path once, in order (one path, or two distinct
+    paths, the usual cases, as they are)."""
+    asked = paths if len(paths) == 1 or len(paths) == 2 and paths[0] != paths[1] else \
+        list(dict.fromkeys(paths))
+    if carried is not None:  # the paths this check read, not its group's
+        trace.carried.append(carried.note(asked))
     reads, groups = trace.reads, trace.read_groups
     out = {}
     for path in asked:
@@ -642,16 +631,9 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
     recipe, params, address, layout = job.recipe, job.params, job.address, job.layout
     expect, compare_views = job.expect, job.compare_views
     derived = derivation.derived
-    account = runner.account  # subject_account's checks, its one call saved when they pass
-    if account is None or not account.exists or account.code_hash == EMPTY_CODE_HASH:
-        account = subject_account(block, job, runner)
+    account = subject_account(block, job, runner)
     parts = parts or BlockParts(block)
     trace = runner.trace
-    as_json = {}  # _json_value of each derived value, the common kinds inline
-    for key, value in derived.items():
-        kind = value.__class__
-        as_json[key] = (value if kind is str or kind is bool else str(value) if kind is int
-                        else _json_value(value))
     evidence = {
         **parts.evidence,
         "recipe": recipe.name,
@@ -665,7 +647,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "blocks_walked": trace.blocks_walked,
         **({"carried": trace.carried} if trace.carried else {}),
         "predicate": derivation.predicate,
-        "derived": as_json,
+        "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
     }
     recorded = layout.runtime_code_hash

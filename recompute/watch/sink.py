@@ -21,8 +21,6 @@ from recompute.watch.metrics import Metrics, Series, series_key
 
 _LINE = encoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
 _CONSTANTS = {True: "true", False: "false", None: "null"}
-
-
 _ASCII = json.encoder.encode_basestring_ascii  # what _LINE does with a str
 
 
@@ -105,10 +103,8 @@ class Sink:
         incs: list[tuple[Series, float]] = []
         sets: list[tuple[Series, float]] = []
         finals: dict[str, int] = {}  # block hash -> final lines among these
-        series = self._series
         for line in lines:
-            counted, final, healthy = (series.get((line.check, line.verdict))
-                                       or self._keys(line))
+            counted, final, healthy = self._keys(line)
             incs.append((counted, 1))
             if line.healthy is not None:
                 sets.append((healthy, int(line.healthy)))

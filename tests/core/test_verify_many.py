@@ -142,20 +142,32 @@ def test_verify_many_is_verify_on_every_entry(values, data):
     assert outcome(batched, trie.root_hash, keys, proofs, claims, ours_cache) == expected
 
 
-@CHECKS
-@given(values=tries, data=st.data())
-def test_a_one_character_change_to_a_claimed_leaf_is_refused(values, data):
+def _proven_once(values, data):
+    """A trie of ``values``, one of its slots drawn, and its proof walked once by verify_many
+    with the honest claim (proven as claimed, {}), leaving its nodes in the returned cache."""
     trie = storage(values)
     slot = data.draw(st.sampled_from(sorted(values)))
     key = keccak256(slot.to_bytes(32, "big"))
     proof = listed(trie, key)
     [claim] = _claimed_items([hex(values[slot])])
     cache = NodeCache()
-    assert verify_many(trie.root_hash, [key], [proof], [claim], cache) == {}  # proven as claimed
+    assert verify_many(trie.root_hash, [key], [proof], [claim], cache) == {}
+    return trie, key, proof, claim, cache
+
+
+def _one_digit_changed(text: str, data) -> str:
+    """``text`` with one hex digit after the 0x replaced by another."""
+    at = data.draw(st.integers(2, len(text) - 1))
+    other = data.draw(st.sampled_from([c for c in "0123456789abcdef" if c != text[at]]))
+    return text[:at] + other + text[at + 1:]
+
+
+@CHECKS
+@given(values=tries, data=st.data())
+def test_a_one_character_change_to_a_claimed_leaf_is_refused(values, data):
+    trie, key, proof, claim, cache = _proven_once(values, data)
     leaf = proof[-1]
-    at = data.draw(st.integers(2, len(leaf) - 1))
-    other = data.draw(st.sampled_from([c for c in "0123456789abcdef" if c != leaf[at]]))
-    changed = proof[:-1] + [leaf[:at] + other + leaf[at + 1:]]
+    changed = proof[:-1] + [_one_digit_changed(leaf, data)]
     with pytest.raises(InvalidProof):
         verify_many(trie.root_hash, [key], [changed], [claim], cache)
     # the same bytes spelled in capitals are the same node: the claim is still what it holds
@@ -182,19 +194,10 @@ def test_a_leaf_that_is_the_claim_but_hashes_elsewhere_is_refused():
 def test_a_changed_upper_node_is_hashed_even_when_its_hash_is_kept(values, data):
     """The upper nodes are kept by hash after an honest walk; a proof listing other text
     under that hash (one digit changed, anywhere) is hashed afresh and refused."""
-    trie = storage(values)
-    slot = data.draw(st.sampled_from(sorted(values)))
-    key = keccak256(slot.to_bytes(32, "big"))
-    proof = listed(trie, key)
-    [claim] = _claimed_items([hex(values[slot])])
-    cache = NodeCache()
-    assert verify_many(trie.root_hash, [key], [proof], [claim], cache) == {}
+    trie, key, proof, claim, cache = _proven_once(values, data)
     i = data.draw(st.integers(0, len(proof) - 2))
-    node = proof[i]
-    at = data.draw(st.integers(2, len(node) - 1))
-    other = data.draw(st.sampled_from([c for c in "0123456789abcdef" if c != node[at]]))
     changed = list(proof)
-    changed[i] = node[:at] + other + node[at + 1:]
+    changed[i] = _one_digit_changed(proof[i], data)
     with pytest.raises(InvalidProof):
         verify_many(trie.root_hash, [key], [changed], [claim], cache)
 
