@@ -26,6 +26,7 @@ from recompute.recipes.framework import (
     Reads,
     ReceiptsAt,
     Recipe,
+    SplitRecipe,
     ViewCheck,
     enum,
     register,
@@ -164,8 +165,9 @@ def _requirements_reads(subject: str, recipe: _StatusRecipe | None = None):
     return head, recipe.combine(got[policy_path], got[f"floors[{subject}]"])
 
 
-class _StatusRecipe(Recipe):
-    """The steps of AMM §Policy and floor shared by the status recipes."""
+class _StatusRecipe(SplitRecipe):
+    """The steps of AMM §Policy and floor shared by the status recipes (their reads need no
+    clock: only the derivation, AMM §Status derivation, is of the block's time)."""
 
     def is_enrolled(self, head: dict) -> bool:
         return bool(head["enrolled"])  # AMM §Status derivation: NOT_ENROLLED otherwise
@@ -201,16 +203,24 @@ class LayerStatus(_StatusRecipe):
     params = (SUBJECT, LAYER)
     layout = "amm-registry"
 
-    def plan(self, p, clock):
+    def reads(self, p):
+        """(head, requirements, checkpoint, demand); the last three None when unenrolled."""
         subject, layer = p["subject"], _layer(p)
         head, requirements = yield from _requirements_reads(subject, self)
         if requirements is None:
+            return head, None, None, None
+        cp = f"checkpoints[{subject}][{layer}]"
+        dm = f"demands[{subject}][{layer}]"
+        got = yield Reads([cp, dm])
+        return head, requirements, got[cp], got[dm]
+
+    def derive(self, p, inputs, clock):
+        head, requirements, checkpoint, demand = inputs
+        layer = _layer(p)
+        if requirements is None:
             status, deadline, never = layer_status(head, {}, {}, {}, layer, clock.timestamp)
         else:
-            cp = f"checkpoints[{subject}][{layer}]"
-            dm = f"demands[{subject}][{layer}]"
-            got = yield Reads([cp, dm])
-            status, deadline, never = self.status(head, requirements, got[cp], got[dm], layer,
+            status, deadline, never = self.status(head, requirements, checkpoint, demand, layer,
                                                   clock.timestamp)
         return Derivation(
             holds=status in ("FRESH", "DUE", "UNSCHEDULED"),
@@ -263,8 +273,12 @@ class SignalStatus(_StatusRecipe):
     params = (SUBJECT,)
     layout = "amm-registry"
 
-    def plan(self, p, clock):
-        head, requirements = yield from _requirements_reads(p["subject"], self)
+    def reads(self, p):
+        """(head, requirements); requirements None when unenrolled."""
+        return (yield from _requirements_reads(p["subject"], self))
+
+    def derive(self, p, inputs, clock):
+        head, requirements = inputs
         status, last, silent = self.signal(head, requirements or {}, clock.timestamp)
         return Derivation(
             holds=status in ("PRESENT", "NOT_TRACKED"),

@@ -275,6 +275,27 @@ class Recipe:
         return out
 
 
+class SplitRecipe(Recipe):
+    """A recipe whose plan is its reads, then a derivation (issue #12): :meth:`reads` yields
+    what it reads and returns the inputs it made of the values, *without the clock*, so the
+    requests it makes are a function of the parameters and the values read alone;
+    :meth:`derive` turns those inputs and the pinned block's clock into the Derivation. Its
+    :meth:`plan` is the one, the same rounds and the same Derivation; a watch keeps a check's
+    rounds per answer across blocks (recompute.recipes.kept_plans) and runs only
+    :meth:`derive` at a block whose values are the ones it kept. A subclass that overrides
+    :meth:`plan` itself is run as any recipe."""
+
+    def reads(self, p: dict) -> Generator[Any, Any, Any]:
+        raise NotImplementedError
+
+    def derive(self, p: dict, inputs: Any, clock: Clock) -> Derivation:
+        raise NotImplementedError
+
+    def plan(self, p: dict, clock: Clock) -> Generator[Any, Any, Derivation]:
+        inputs = yield from self.reads(p)
+        return self.derive(p, inputs, clock)
+
+
 _REGISTRY: dict[str, Recipe] = {}
 
 
