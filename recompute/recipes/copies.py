@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 Copier = Callable[[Any], Any]
@@ -62,3 +63,26 @@ def _sequence_copier(kind: type, inner: list[Copier | None]) -> Copier:
         return tuple([x if c is None else c(x) for c, x in zip(inner, v, strict=True)])
 
     return copy_tuple
+
+
+def frozen(value: Any) -> Any:
+    """``value`` with every container made read-only, or None if it holds anything else (a
+    user decoder's object): dicts as ``types.MappingProxyType`` of a dict of their own (equal
+    to them, read the same way, with no method that alters them), lists and tuples as tuples.
+    What a kept plan hands a derivation at every block (recompute.recipes.kept_plans)."""
+    kind = value.__class__
+    if kind in LEAVES:
+        return value
+    if kind is dict:
+        inner = {}
+        for k, v in value.items():
+            inner[k] = v = frozen(v)
+            if v is None and value[k] is not None:
+                return None
+        return MappingProxyType(inner)
+    if kind is list or kind is tuple:
+        out = tuple([frozen(v) for v in value])
+        if any(f is None and v is not None for f, v in zip(out, value, strict=True)):
+            return None
+        return out
+    return None

@@ -282,8 +282,9 @@ class SplitRecipe(Recipe):
     :meth:`derive` turns those inputs and the pinned block's clock into the Derivation. Its
     :meth:`plan` is the one, the same rounds and the same Derivation; a watch keeps a check's
     rounds per answer across blocks (recompute.recipes.kept_plans) and runs only
-    :meth:`derive` at a block whose values are the ones it kept. A subclass that overrides
-    :meth:`plan` itself is run as any recipe."""
+    :meth:`derive` at a block whose values are the ones it kept, handing it those inputs
+    read-only (dicts as mapping proxies, lists as tuples: read them, build new values, never
+    alter them). A subclass that overrides :meth:`plan` itself is run as any recipe."""
 
     def reads(self, p: dict) -> Generator[Any, Any, Any]:
         raise NotImplementedError

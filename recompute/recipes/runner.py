@@ -14,7 +14,7 @@ decide the verdict; ``--compare-views`` only adds findings.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -40,6 +40,7 @@ from recompute.recipes.framework import (
     Slots,
     parse_int_text,
 )
+from recompute.recipes.kept_plans import KeptPlan, PlanMemo, keeps
 
 
 class Trace:
@@ -69,6 +70,9 @@ class Runner:
         self.trace = Trace()
         self._ancestors: list[AnchoredBlock] = [block]
         self.account: ProvenAccount | None = None  # the subject account at the pinned block
+        # a combined read hands this runner's plan copies of the kept values; False: the plan
+        # is a KeptPlan, which hands a recipe nothing kept (recompute.recipes.kept_plans)
+        self.copies = True
 
     # ---- reads ------------------------------------------------------------------------
 
@@ -357,6 +361,8 @@ class Job:
     layout: Layout
     expect: dict[str, str] | None = None
     compare_views: bool = False
+    # a SplitRecipe's rounds kept per answer across the blocks this job is run at
+    plan_memo: PlanMemo = field(default_factory=PlanMemo, compare=False, repr=False)
 
     @cached_property
     def contract_text(self) -> str:
@@ -387,13 +393,23 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     clock = Clock(block.number, block.timestamp)
     carry = Carry(block)
     runners = [Runner(block, job.address, job.layout) for job in jobs]
-    plans = [job.recipe.plan(job.params, clock) for job in jobs]
+    plans = [_plan(job, runner, clock) for job, runner in zip(jobs, runners, strict=True)]
     results: list[Any] = [None] * len(jobs)
     answers: dict[int, Any] = {i: None for i in range(len(jobs))}
     while answers:
         requests = _next_requests(plans, answers, results)
         answers = _answer_round(block, jobs, runners, requests, carry, results)
     return _outcomes(block, jobs, runners, results)
+
+
+def _plan(job: Job, runner: Runner, clock: Clock):
+    """The job's plan at this block: a SplitRecipe's through the job's kept rounds
+    (recompute.recipes.kept_plans: handed the kept values themselves, it copies what it hands
+    the recipe), any other recipe's generator."""
+    if keeps(job.recipe):
+        runner.copies = False
+        return KeptPlan(job.recipe, job.params, clock, job.plan_memo)  # type: ignore[arg-type]
+    return job.recipe.plan(job.params, clock)
 
 
 def _next_requests(plans: list, answers: dict[int, Any], results: list[Any]) -> dict[int, Any]:
@@ -482,7 +498,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 key = ("reads-at", at.hash, *key[1:])
             entry = carry.kept(key, address, at is not block)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
-                shares = entry[1][3]
+                shares, handouts = entry[1][3], entry[1][5]
                 requests = 0
                 carried = CarriedNotes(carry.evidence(entry, address, {}), entry[1][4])
                 if at is block:  # the account proof that allowed the carry
@@ -496,7 +512,8 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                 shares = {r.path: Share(r.value, copier(r.value),
                                         ReadGroup(read_entries(address, r, known, below)))
                           for r in results}
-                carry.keep(key, root, (results, known, layout, shares, {}), at)
+                handouts = {}
+                carry.keep(key, root, (results, known, layout, shares, {}, handouts), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -510,7 +527,8 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
         # the kept values, never handed out themselves: each check gets its own copy of a
         # container (_hand_out), so a plan that alters what it was handed reaches neither the
         # kept values nor a sibling check's; the words, slots and evidence entries are shared
-        _hand_out(members, runners, reads, shares, at, accounts, requests, carried, out)
+        _hand_out(members, runners, reads, shares, handouts, at, accounts, requests, carried,
+                  out)
     return out
 
 
@@ -543,8 +561,9 @@ class CarriedNotes:
 
 
 def _hand_out(members: list[int], runners: list[Runner], reads: dict[int, Reads],
-              shares: dict[str, Share], at: AnchoredBlock, accounts: list[ProvenAccount],
-              requests: int, carried: CarriedNotes | None, out: dict[int, Any]) -> None:
+              shares: dict[str, Share], handouts: dict, at: AnchoredBlock,
+              accounts: list[ProvenAccount], requests: int, carried: CarriedNotes | None,
+              out: dict[int, Any]) -> None:
     """Each member's share of a combined read, put in ``out``: its values (copies of the kept
     ones' containers), its trace's entries. One call per group of a round, not per check."""
     for i in members:
@@ -553,25 +572,55 @@ def _hand_out(members: list[int], runners: list[Runner], reads: dict[int, Reads]
         if requests:
             trace.stats.requests += requests
         runner.note_account(accounts, at)
-        out[i] = _hand_out_paths(trace, reads[i].paths, shares, carried)
+        paths = reads[i].paths
+        key = paths[0] if len(paths) == 1 else tuple(paths)
+        handout = handouts.get(key)
+        if handout is None:
+            handout = handouts[key] = HandOut.of(paths, shares)
+        out[i] = handout.give(trace, carried, runner.copies)
 
 
-def _hand_out_paths(trace: Trace, paths: list[str], shares: dict[str, Share],
-                    carried: CarriedNotes | None) -> dict[str, Any]:
-    """One check's share of its paths: each path once, in order (one path, or two distinct
-    paths, the usual cases, as they are)."""
-    asked = paths if len(paths) == 1 or len(paths) == 2 and paths[0] != paths[1] else \
-        list(dict.fromkeys(paths))
-    if carried is not None:  # the paths this check read, not its group's
-        trace.carried.append(carried.note(asked))
-    reads, groups = trace.reads, trace.read_groups
-    out = {}
-    for path in asked:
-        value, copy, entries = shares[path]
-        reads += entries
-        groups.append(entries)
-        out[path] = value if copy is None else copy(value)
-    return out
+class HandOut:
+    """What a check that asks these paths of a combined read is handed, made once per set of
+    paths and kept with the read (with its Share values, while they are carried): the paths
+    each once, in order; the evidence's entries of all of them as one ReadGroup (the same
+    entries, in the same order, as one group per path: the digest's text is the same); the
+    kept values themselves (never altered, handed only to a KeptPlan, which hands a recipe
+    copies); and each path's copier, for any other plan. Never altered once made."""
+
+    __slots__ = ("asked", "entries", "values", "copies", "note")
+
+    def __init__(self, asked: list[str], entries: ReadGroup, values: dict[str, Any],
+                 copies: list[tuple[str, Copier]]):
+        self.asked, self.entries, self.values, self.copies = asked, entries, values, copies
+        # the carried note of these paths: made from the same kept entry as this hand-out,
+        # so the same at every block that carries them (CarriedNotes.note)
+        self.note: dict | None = None
+
+    @classmethod
+    def of(cls, paths: list[str], shares: dict[str, Share]) -> HandOut:
+        asked = list(dict.fromkeys(paths))
+        entries = ReadGroup([e for path in asked for e in shares[path].entries])
+        values = {path: shares[path].value for path in asked}
+        copies = [(path, shares[path].copy) for path in asked if shares[path].copy is not None]
+        return cls(asked, entries, values, copies)  # type: ignore[arg-type]
+
+    def give(self, trace: Trace, carried: CarriedNotes | None, copies: bool) -> dict[str, Any]:
+        """Put the entries (and the carried note) in ``trace``; the values to hand the plan:
+        the kept ones (``copies`` False: a KeptPlan's), else a copy of each container."""
+        if carried is not None:  # the paths this check read, not its group's
+            note = self.note
+            if note is None:
+                note = self.note = carried.note(self.asked)
+            trace.carried.append(note)
+        trace.reads += self.entries
+        trace.read_groups.append(self.entries)
+        if not copies:
+            return self.values
+        out = self.values.copy()
+        for path, copy in self.copies:
+            out[path] = copy(out[path])
+        return out
 
 
 def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -> dict[int, Any]:

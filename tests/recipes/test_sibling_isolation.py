@@ -9,6 +9,7 @@ from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
 from recompute.recipe import Derivation, Reads, Recipe
+from recompute.recipes.framework import SplitRecipe
 from recompute.recipes.runner import Job, step_many
 from recompute.sources.live import LiveSource
 
@@ -145,4 +146,38 @@ def test_a_path_asked_twice_is_read_and_listed_once(anvil):
         if carried:
             assert [c["reads"] for c in twice.evidence["carried"]] == [
                 [PATH], [PATH, f"cursorValues[0x{'cd' * 32}]"]]
+        anvil.rpc("evm_mine")
+
+
+class SplitScribbler(SplitRecipe):
+    """A split recipe (its rounds kept across blocks, handed the kept values uncopied by the
+    combined read) whose reads overwrite and empty the struct they were handed."""
+
+    name = "test/split-scribbler"
+    help = "alters its input"
+    layout = "meter-headroom"
+
+    def reads(self, p):
+        envelope = (yield Reads([PATH]))[PATH]
+        cap = envelope["maxCumulativeTurnover"]
+        envelope["maxCumulativeTurnover"] = 0
+        envelope.clear()
+        return cap
+
+    def derive(self, p, inputs, clock):
+        return Derivation(holds=True, derived={"cap": inputs}, predicate="true")
+
+
+def test_a_kept_plan_hands_its_recipe_a_copy_of_the_shared_values(anvil):
+    """A split recipe's plan gets the combined read's kept values themselves (it hands its
+    recipe a copy): what the recipe alters reaches neither the sibling that read the same
+    struct, nor a later block, proven, carried or replayed from the kept rounds."""
+    address, layout = _meter_with_the_threads_envelope(anvil)
+    jobs = [Job(SplitScribbler(), {}, address, layout), Job(CapReader(), {}, address, layout)]
+    source = LiveSource(anvil.url)
+    for _ in range(3):  # proven; carried and replayed; again
+        scribbled, read = step_many(anchor_block([source], block="latest"), jobs)
+        assert scribbled.evidence["derived"] == {"cap": "8000"}
+        assert read.verdict.value == "VERIFIED-GOOD", read.detail
+        assert read.evidence["derived"] == {"cap": "8000"}
         anvil.rpc("evm_mine")

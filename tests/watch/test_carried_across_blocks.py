@@ -17,12 +17,10 @@ import io
 import json
 
 from recompute.core.anchor import anchor_block
-from recompute.core.keccak import keccak256
 from recompute.core.verdict import Verdict
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
-from recompute.recipes.amm import MAINTENANCE
 from recompute.recipes.framework import get_recipe
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
@@ -31,20 +29,8 @@ from recompute.watch.config import Check
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
+from tests.amm_view import layer_status_view
 from tests.rpcproxy import RpcProxy
-
-LAYER_STATUS = keccak256(b"layerStatus(address,uint8)")[:4]
-
-
-def _view(url: str, registry: str, subject: str, layer: int, block: int) -> dict:
-    """The honest registry's layerStatus(subject, layer) at ``block``: (uint8 status,
-    uint48 deadline, bool neverCompleted), decoded by hand from the three return words."""
-    data = LAYER_STATUS + bytes(12) + bytes.fromhex(subject[2:]) + layer.to_bytes(32, "big")
-    raw = bytes.fromhex(rpc_call(url, "eth_call", [{"to": registry, "data": "0x" + data.hex()},
-                                                    hex(block)])[2:])
-    words = [int.from_bytes(raw[i:i + 32], "big") for i in range(0, 96, 32)]
-    return {"status": MAINTENANCE[words[0]], "deadline": str(words[1]),
-            "never_completed": bool(words[2])}
 
 
 def _storage_hash(url: str, address: str, block: int) -> str:
@@ -82,7 +68,7 @@ def test_every_line_of_an_audit_is_the_registry_view_at_its_block(devnet):
     before: dict[str, dict] = {}
     for line in lines:
         layer = int(line["check"].rsplit("-", 1)[1])
-        view = _view(node.url, registry, subject, layer, line["block"])
+        view = layer_status_view(node.url, registry, subject, layer, line["block"])
         assert line["verdict"] != Verdict.UNVERIFIABLE.value, line
         got = {k: line["derived"][k] for k in ("status", "deadline", "never_completed")}
         assert got == view, (line["block"], line["check"])

@@ -1,0 +1,177 @@
+"""A split recipe's read plan kept per check across blocks (issue #12).
+
+A :class:`~recompute.recipes.framework.SplitRecipe`'s reads make their requests from the
+parameters and the values read alone (no clock), so a check whose values at this block are
+the ones it was handed at an earlier block makes the same requests again and ends with the same
+inputs. A watch evaluates the same check at every block, and most blocks change nothing it
+reads: the reads generator, its path texts and the policy-and-floor combination then run once
+per *set of values*, not once per block.
+
+:class:`PlanMemo` (one per check: ``Job.plan_memo``) keeps the rounds as a tree: each
+:class:`Round` holds the request the plan makes there and, per answer handed to it, what came
+next (the next round, or the :class:`Inputs` the reads returned). :class:`KeptPlan` stands in
+for the plan's generator in :func:`recompute.recipes.runner.step_many`: it hands out a kept
+request while every answer so far *equals* (``==``, the whole value) one kept at that round,
+and at the end runs the recipe's :meth:`derive` with this block's clock on the kept inputs,
+read-only. An answer that differs in any value goes to the real reads generator, re-driven with
+the kept answers along the way (copies) and checked to ask what it asked before, then handed
+the new answer; what it does from there is kept too.
+
+Every check still gets every round's values proven (or carried, named by their header) and
+listed in its evidence: the runner answers a kept request as any other. Nothing kept is handed
+to a recipe: an answer is kept as given (the combined read's kept values themselves, which
+nothing alters: ``Runner.copies``) and copied for the generator, the inputs are handed to every
+derivation read-only (``copies.frozen``), so a recipe that alters what it is handed reaches
+neither a sibling check nor a later block.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from recompute.core.errors import UsageError
+from recompute.recipes.copies import Copier, copier, frozen
+from recompute.recipes.framework import Clock, Reads, SplitRecipe
+
+MOST_ANSWERS = 8  # different answers kept per round: a value that keeps changing is re-planned
+
+
+class Inputs:
+    """Where the reads ended: the inputs they returned, read-only (copies.frozen: the same
+    object handed to the derivation at every block), or a private copy copied for each
+    derivation when they hold what cannot be frozen."""
+
+    __slots__ = ("value", "copy")
+
+    def __init__(self, value: Any):
+        read_only = frozen(value)
+        self.copy: Copier | None = None
+        if read_only is None and value is not None:
+            self.copy = copier(value) or copy.deepcopy
+            read_only = self.copy(value)
+        self.value = read_only
+
+    def handed(self) -> Any:
+        return self.value if self.copy is None else self.copy(self.value)
+
+
+class Round:
+    """One point of a plan: the request made there; per answer, what came next. An answer
+    is kept as it was given: values nobody alters (a combined read's kept values, or a read's
+    own), never handed to a recipe (a live reads generator gets a copy)."""
+
+    __slots__ = ("request", "next")
+
+    def __init__(self, request: Reads):
+        self.request = request
+        self.next: list[tuple[Any, Round | Inputs]] = []
+
+    def after(self, answer: Any) -> tuple[Any, Round | Inputs] | None:
+        for kept in self.next:
+            if kept[0] is answer or kept[0] == answer:  # the very values, or equal ones
+                return kept
+        return None
+
+    def add(self, answer: Any, then: Round | Inputs) -> None:
+        if len(self.next) >= MOST_ANSWERS:
+            del self.next[0]  # the oldest answer
+        self.next.append((answer, then))
+
+
+def _copy(answer: Any) -> Any:
+    """What a live reads generator is handed: a copy of the answer's containers."""
+    copy_of = copier(answer)
+    return answer if copy_of is None else copy_of(answer)
+
+
+class PlanMemo:
+    """One check's kept rounds (its recipe and parameters are the job's, fixed)."""
+
+    __slots__ = ("first",)
+
+    def __init__(self) -> None:
+        self.first: Round | None = None
+
+
+def keeps(recipe: object) -> bool:
+    """Whether ``recipe``'s plan is its reads then its derivation (not overridden)."""
+    return type(recipe).plan is SplitRecipe.plan
+
+
+class KeptPlan:
+    """A plan generator's ``send`` for a SplitRecipe, answered from ``memo`` while the values
+    are the kept ones (module docstring). Only :class:`Reads` requests are kept."""
+
+    __slots__ = ("recipe", "params", "clock", "memo", "at", "trail", "live")
+
+    def __init__(self, recipe: SplitRecipe, params: dict, clock: Clock, memo: PlanMemo):
+        self.recipe, self.params, self.clock, self.memo = recipe, params, clock, memo
+        self.at: Round | None = None  # the round whose request was handed out last
+        self.trail: list[tuple[Any, Round | Inputs]] = []  # the kept answers so far
+        self.live: Any = None  # the reads generator, once an answer is not a kept one
+
+    def send(self, answer: Any) -> Reads:
+        """The next request; StopIteration with the Derivation at the end (a generator's
+        ``send``). The recipe's own exceptions pass through."""
+        at = self.at
+        if at is None:  # the first request: of the parameters alone
+            first = self.memo.first
+            if first is not None:
+                self.at = first
+                return first.request
+            self.live = self.recipe.reads(self.params)
+            return self._went(self._next(None), None, None)
+        if self.live is None:
+            kept = at.after(answer)
+            if kept is not None:
+                then = kept[1]
+                if then.__class__ is Inputs:
+                    raise StopIteration(self.recipe.derive(self.params, then.handed(),
+                                                           self.clock))
+                self.trail.append(kept)
+                self.at = then
+                return then.request
+            self._redrive()  # a value not seen at this round: the reads decide
+        return self._went(self._next(_copy(answer)), at, answer)
+
+    def _next(self, answer: Any) -> Any:
+        """The reads generator handed ``answer``: its request, or Inputs if it returned."""
+        try:
+            return self.live.send(answer)
+        except StopIteration as done:
+            return Inputs(done.value)
+
+    def _went(self, step: Any, at: Round | None, answer: Any) -> Reads:
+        """Keep where the reads went after ``answer`` at ``at`` (the first round when ``at``
+        is None); the request, or StopIteration with this block's Derivation."""
+        if step.__class__ is Inputs:
+            if at is not None:
+                at.add(answer, step)
+            raise StopIteration(self.recipe.derive(self.params, step.handed(), self.clock))
+        if not isinstance(step, Reads):  # only layout reads are kept; the rest is live
+            self.at = Round(step)  # unkept: never reached from the memo
+            return step
+        then = Round(step)
+        if at is None:
+            self.memo.first = then
+        else:
+            at.add(answer, then)
+        self.at = then
+        return step
+
+    def _redrive(self) -> None:
+        """A reads generator brought to the round in hand: handed copies of the kept
+        answers, asking at each round what it asked when they were kept."""
+        live = self.recipe.reads(self.params)
+        self.live = live
+        first = self.memo.first
+        asked = [first.request if first is not None else None]
+        got = [self._next(None)]
+        for answer, then in self.trail:
+            got.append(self._next(_copy(answer)))
+            asked.append(then.request)  # type: ignore[union-attr]  # the trail: rounds only
+        if got != asked:
+            raise UsageError(f"recipe {self.recipe.name}: its reads asked for other values "
+                             "than with the same parameters and values before (a SplitRecipe's "
+                             "reads must depend on nothing else)")
