@@ -86,12 +86,15 @@ def _copy(answer: Any) -> Any:
 
 
 class PlanMemo:
-    """One check's kept rounds (its recipe and parameters are the job's, fixed)."""
+    """One check's kept rounds (its recipe and parameters are the job's, fixed), and how its
+    last block went when every round was answered from kept reads (``last``: the source,
+    the reads, the Inputs it ended with; recompute.recipes.runner sets and uses it)."""
 
-    __slots__ = ("first",)
+    __slots__ = ("first", "last")
 
     def __init__(self) -> None:
         self.first: Round | None = None
+        self.last: tuple[Any, list, Inputs] | None = None
 
 
 def keeps(recipe: object) -> bool:
@@ -103,17 +106,20 @@ class KeptPlan:
     """A plan generator's ``send`` for a SplitRecipe, answered from ``memo`` while the values
     are the kept ones (module docstring). Only :class:`Reads` requests are kept."""
 
-    __slots__ = ("recipe", "params", "clock", "memo", "at", "trail", "live")
+    __slots__ = ("recipe", "params", "clock", "memo", "at", "trail", "live", "sends", "leaf")
 
     def __init__(self, recipe: SplitRecipe, params: dict, clock: Clock, memo: PlanMemo):
         self.recipe, self.params, self.clock, self.memo = recipe, params, clock, memo
         self.at: Round | None = None  # the round whose request was handed out last
         self.trail: list[tuple[Any, Round | Inputs]] = []  # the kept answers so far
         self.live: Any = None  # the reads generator, once an answer is not a kept one
+        self.sends = 0  # calls to send: the requests made are one fewer at the end
+        self.leaf: Inputs | None = None  # the inputs derived from, once derived
 
     def send(self, answer: Any) -> Reads:
         """The next request; StopIteration with the Derivation at the end (a generator's
         ``send``). The recipe's own exceptions pass through."""
+        self.sends += 1
         at = self.at
         if at is None:  # the first request: of the parameters alone
             first = self.memo.first
@@ -127,13 +133,17 @@ class KeptPlan:
             if kept is not None:
                 then = kept[1]
                 if then.__class__ is Inputs:
-                    raise StopIteration(self.recipe.derive(self.params, then.handed(),
-                                                           self.clock))
+                    raise StopIteration(self.derive(then))  # type: ignore[arg-type]
                 self.trail.append(kept)
                 self.at = then
                 return then.request
             self._redrive()  # a value not seen at this round: the reads decide
         return self._went(self._next(_copy(answer)), at, answer)
+
+    def derive(self, leaf: Inputs) -> Any:
+        """The recipe's derivation of ``leaf``'s inputs with this block's clock."""
+        self.leaf = leaf
+        return self.recipe.derive(self.params, leaf.handed(), self.clock)
 
     def _next(self, answer: Any) -> Any:
         """The reads generator handed ``answer``: its request, or Inputs if it returned."""
@@ -148,7 +158,7 @@ class KeptPlan:
         if step.__class__ is Inputs:
             if at is not None:
                 at.add(answer, step)
-            raise StopIteration(self.recipe.derive(self.params, step.handed(), self.clock))
+            raise StopIteration(self.derive(step))
         if not isinstance(step, Reads):  # only layout reads are kept; the rest is live
             self.at = Round(step)  # unkept: never reached from the memo
             return step

@@ -73,6 +73,8 @@ class Runner:
         # a combined read hands this runner's plan copies of the kept values; False: the plan
         # is a KeptPlan, which hands a recipe nothing kept (recompute.recipes.kept_plans)
         self.copies = True
+        # (HandOut, kept entry) of each round answered from a kept read at the pinned block
+        self.kept_reads: list[tuple[HandOut, tuple]] = []
 
     # ---- reads ------------------------------------------------------------------------
 
@@ -296,10 +298,14 @@ class Carry:
         return entry if entry[0] == self.account(address).storage_root else None
 
     def keep(self, key: tuple, root: bytes | None, value,
-             at: AnchoredBlock | None = None) -> None:
+             at: AnchoredBlock | None = None) -> tuple | None:
+        """Keep ``value`` proven under ``root`` at ``at``; the kept entry (None: not kept)."""
         at = at or self.block
-        if self.memo is not None and root is not None:
-            self.memo.put(key, (root, value, at.hash, at.number))
+        if self.memo is None or root is None:
+            return None
+        entry = (root, value, at.hash, at.number)
+        self.memo.put(key, entry)
+        return entry
 
     def evidence(self, entry, address: bytes, what: dict) -> dict:
         root, _, proven_hash, proven_number = entry
@@ -396,9 +402,12 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     plans = [_plan(job, runner, clock) for job, runner in zip(jobs, runners, strict=True)]
     results: list[Any] = [None] * len(jobs)
     answers: dict[int, Any] = {i: None for i in range(len(jobs))}
+    for i in _carried_whole(block, jobs, runners, plans, carry, results):
+        del answers[i]
     while answers:
         requests = _next_requests(plans, answers, results)
         answers = _answer_round(block, jobs, runners, requests, carry, results)
+    _remember(block, plans, runners, results)
     return _outcomes(block, jobs, runners, results)
 
 
@@ -410,6 +419,59 @@ def _plan(job: Job, runner: Runner, clock: Clock):
         runner.copies = False
         return KeptPlan(job.recipe, job.params, clock, job.plan_memo)  # type: ignore[arg-type]
     return job.recipe.plan(job.params, clock)
+
+
+def _carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner], plans: list,
+                   carry: Carry, results: list[Any]) -> list[int]:
+    """The jobs answered whole before the rounds: a KeptPlan whose every round, at the last
+    block its job ran them (``PlanMemo.last``, same source), was answered from a kept read of
+    its contract at that block, when this block's own account proof shows the storageRoot
+    those reads were proven under. That is Carry's rule for a group (the same trie: the same
+    words, the same values), applied to the job: its rounds would be answered with the same
+    values, so ask the kept requests and end with the kept inputs. Its trace gets what the
+    rounds would give it (the same entries; the carried notes naming the header the values
+    were proven at; the account proof that allowed the carry); its derivation runs with this
+    block's clock. Output is the rounds' own (the lines' bytes: same values, entries, digest)."""
+    done = []
+    for i, plan in enumerate(plans):
+        if plan.__class__ is not KeptPlan or plan.memo.last is None:
+            continue
+        source, root, kept, leaf = plan.memo.last
+        if source is not block.source:
+            continue
+        job, runner = jobs[i], runners[i]
+        try:
+            account = carry.account(job.address)
+        except Unverifiable:
+            continue  # the rounds meet it, as without the kept plan
+        if account.storage_root != root:
+            continue
+        runner.note_account([account], block)
+        for handout, entry in kept:
+            handout.enter(runner.trace, handout.carried_note(carry, job.address, entry))
+        done.append(i)
+        try:
+            results[i] = plan.derive(leaf)
+        except (Unverifiable, UsageError) as exc:
+            results[i] = exc
+    return done
+
+
+def _remember(block: AnchoredBlock, plans: list, runners: list[Runner],
+              results: list[Any]) -> None:
+    """For each KeptPlan that ran its rounds at this block: ``PlanMemo.last`` when every
+    round was answered from a kept read at this block and it ended in a derivation, else
+    None (the next block runs the rounds)."""
+    for plan, runner, result in zip(plans, runners, results, strict=True):
+        if plan.__class__ is not KeptPlan or not plan.sends:
+            continue  # not a kept plan, or answered whole (its last is still the same)
+        kept = runner.kept_reads
+        root = kept[0][1][0] if kept else None  # the storageRoot at this block: every
+        # round's kept read was proven under it (Carry.kept) or proven now
+        whole = (root is not None and plan.leaf is not None and len(kept) == plan.sends - 1
+                 and all(entry[0] == root for _, entry in kept)
+                 and not isinstance(result, Exception))
+        plan.memo.last = (block.source, root, kept, plan.leaf) if whole else None
 
 
 def _next_requests(plans: list, answers: dict[int, Any], results: list[Any]) -> dict[int, Any]:
@@ -513,7 +575,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
                                         ReadGroup(read_entries(address, r, known, below)))
                           for r in results}
                 handouts = {}
-                carry.keep(key, root, (results, known, layout, shares, {}, handouts), at)
+                entry = carry.keep(key, root, (results, known, layout, shares, {}, handouts), at)
         except Unverifiable as exc:
             out.update({i: exc for i in members})
             continue
@@ -528,7 +590,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
         # container (_hand_out), so a plan that alters what it was handed reaches neither the
         # kept values nor a sibling check's; the words, slots and evidence entries are shared
         _hand_out(members, runners, reads, shares, handouts, at, accounts, requests, carried,
-                  out)
+                  out, entry if at is block else None)
     return out
 
 
@@ -563,9 +625,11 @@ class CarriedNotes:
 def _hand_out(members: list[int], runners: list[Runner], reads: dict[int, Reads],
               shares: dict[str, Share], handouts: dict, at: AnchoredBlock,
               accounts: list[ProvenAccount], requests: int, carried: CarriedNotes | None,
-              out: dict[int, Any]) -> None:
+              out: dict[int, Any], entry: tuple | None = None) -> None:
     """Each member's share of a combined read, put in ``out``: its values (copies of the kept
-    ones' containers), its trace's entries. One call per group of a round, not per check."""
+    ones' containers), its trace's entries. One call per group of a round, not per check.
+    ``entry``: the kept read's entry, when read at the pinned block (each runner notes it:
+    Runner.kept_reads)."""
     for i in members:
         runner = runners[i]
         trace = runner.trace
@@ -577,6 +641,8 @@ def _hand_out(members: list[int], runners: list[Runner], reads: dict[int, Reads]
         handout = handouts.get(key)
         if handout is None:
             handout = handouts[key] = HandOut.of(paths, shares)
+        if entry:
+            runner.kept_reads.append((handout, entry))
         out[i] = handout.give(trace, carried, runner.copies)
 
 
@@ -608,13 +674,28 @@ class HandOut:
     def give(self, trace: Trace, carried: CarriedNotes | None, copies: bool) -> dict[str, Any]:
         """Put the entries (and the carried note) in ``trace``; the values to hand the plan:
         the kept ones (``copies`` False: a KeptPlan's), else a copy of each container."""
-        if carried is not None:  # the paths this check read, not its group's
-            note = self.note
-            if note is None:
-                note = self.note = carried.note(self.asked)
+        note = None if carried is None else self.note or self._note(carried)
+        self.enter(trace, note)  # carried: the note of the paths this check read
+        return self._values(copies)
+
+    def enter(self, trace: Trace, note: dict | None) -> None:
+        """Put the entries in ``trace``, and the carried note if the read was carried."""
+        if note is not None:
             trace.carried.append(note)
         trace.reads += self.entries
         trace.read_groups.append(self.entries)
+
+    def carried_note(self, carry: Carry, address: bytes, entry: tuple) -> dict:
+        """The note of these paths carried from ``entry``, the kept read this hand-out was
+        made from (the one :meth:`give` puts when the group's read is carried)."""
+        return self.note or self._note(CarriedNotes(carry.evidence(entry, address, {}),
+                                                    entry[1][4]))
+
+    def _note(self, carried: CarriedNotes) -> dict:
+        note = self.note = carried.note(self.asked)
+        return note
+
+    def _values(self, copies: bool) -> dict[str, Any]:
         if not copies:
             return self.values
         out = self.values.copy()

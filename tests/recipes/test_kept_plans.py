@@ -163,26 +163,79 @@ def test_one_job_across_policy_versions_is_the_registry_view_at_each_block(devne
     """The controlled subject's policy goes from version 1 to 2 (layer 3's interval
     lengthened) to 3 (layer 3 dropped, the floor still requiring it): head.policyVersion, a
     first-round value, names the second round's path. One job per layer, run at every block
-    of that stretch (its rounds kept from block to block, as in a watch), derives what the
-    registry's own view says at each block, and reads the policy version the head names."""
+    of that stretch (its rounds kept from block to block, as in a watch, and at a block whose
+    storageRoot is the last one's, answered whole from the kept reads), derives what the
+    registry's own view says at each block, reads the policy version the head names, and has
+    the evidence digest of a fresh step (its own source and job: everything proven); a block
+    answered from kept reads names the header they were proven at."""
     node, manifest = devnet
     recipe = get_recipe("amm/layer-status")
     registry = manifest["contracts"]["AgentMeditationRegistry"]
+    address, layout = bytes.fromhex(registry[2:]), load_layout(recipe.layout)
     subject = manifest["amm"]["subjects"]["controlled"]["address"]
-    jobs = [Job(recipe, {"subject": subject, "layer": layer}, bytes.fromhex(registry[2:]),
-                load_layout(recipe.layout)) for layer in range(4)]
+    params = [{"subject": subject, "layer": layer} for layer in range(4)]
+    jobs = [Job(recipe, p, address, layout) for p in params]
     moments = manifest["moments"]
-    first = moments["amm.interval-elapsed"]["number"]
+    first = moments["amm.enrolled"]["number"]  # quiet blocks (clock only) among the writes
     last = moments["amm.floor-holds"]["number"]
     source = LiveSource(node.url)
-    versions = set()
+    versions, carried = set(), 0
+    quiet = 0
     for number in list(range(first, last + 1)) * 2:  # and again: the kept rounds, re-planned
         block = anchor_block([source], block=number)
+        fresh = step_many(anchor_block([LiveSource(node.url)], block=number),
+                          [Job(recipe, p, address, layout) for p in params])
         for layer, outcome in enumerate(step_many(block, jobs)):
-            derived = outcome.evidence["derived"]
+            evidence = outcome.evidence
+            derived = evidence["derived"]
             assert {k: derived[k] for k in ("status", "deadline", "never_completed")} == \
                 layer_status_view(node.url, registry, subject, layer, number), (number, layer)
-            read = {e["path"].split(".")[0] for e in outcome.evidence["reads"]}
-            policy = [p for p in read if p.startswith("policies[")]
-            versions.update(policy)
+            assert evidence["evidence_digest"] == fresh[layer].evidence["evidence_digest"]
+            assert evidence["reads"] == fresh[layer].evidence["reads"]
+            read = {e["path"].split(".")[0] for e in evidence["reads"]}
+            versions.update(p for p in read if p.startswith("policies["))
+            if evidence["proof_requests"] == 0:  # every round's reads carried, each named
+                assert len(evidence["carried"]) == fresh[layer].evidence["proof_requests"]
+                quiet += 1
+            for note in evidence.get("carried", ()):
+                assert note["proven_at"] <= number
+                assert note["header"] == "0x" + anchor_block(
+                    [source], block=note["proven_at"]).hash.hex()
+                carried += 1
     assert len(versions) == 3  # policies[subject][1], [2] and [3] were each read
+    assert carried > 0 and quiet > 0
+
+
+class HeadThenEarlier(SplitRecipe):
+    """Reads the subject's head at the pinned block, then at an earlier block."""
+
+    name = "test/head-then-earlier"
+
+    def reads(self, p):
+        path = f"heads[{p['subject']}]"
+        now = (yield Reads([path]))[path]
+        return now, (yield Reads([path], block=p["earlier"]))[path]
+
+    def derive(self, p, inputs, clock):
+        now, earlier = inputs
+        return Derivation(True, {"now": now["policyVersion"], "then": earlier["policyVersion"]})
+
+
+def test_a_round_read_at_an_earlier_block_is_read_at_every_block(devnet):
+    """Only a job whose every round was answered from kept reads at the pinned block is
+    answered whole at the next block: a round read at an earlier block is still read (its
+    entries in the evidence, as a fresh step lists them), block after block."""
+    node, manifest = devnet
+    registry = manifest["contracts"]["AgentMeditationRegistry"]
+    address, layout = bytes.fromhex(registry[2:]), load_layout("amm-registry")
+    params = {"subject": manifest["amm"]["subjects"]["controlled"]["address"],
+              "earlier": manifest["moments"]["amm.enrolled"]["number"]}
+    job = Job(HeadThenEarlier(), params, address, layout)
+    source = LiveSource(node.url)
+    for number in range(params["earlier"] + 1, manifest["moments"]["amm.floor-holds"]["number"]):
+        (outcome,) = step_many(anchor_block([source], block=number), [job])
+        (fresh,) = step_many(anchor_block([LiveSource(node.url)], block=number),
+                             [Job(HeadThenEarlier(), params, address, layout)])
+        assert outcome.evidence["reads"] == fresh.evidence["reads"]
+        assert any(e.get("block") == params["earlier"] for e in outcome.evidence["reads"])
+        assert outcome.evidence["derived"] == fresh.evidence["derived"]
