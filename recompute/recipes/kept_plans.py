@@ -87,14 +87,15 @@ def _copy(answer: Any) -> Any:
 
 class PlanMemo:
     """One check's kept rounds (its recipe and parameters are the job's, fixed), and how its
-    last block went when every round was answered from kept reads (``last``: the source,
-    the reads, the Inputs it ended with; recompute.recipes.runner sets and uses it)."""
+    last block went when every round was answered from kept reads (``last``: the source, what
+    those reads put in its trace, the Inputs it ended with; recompute.recipes.runner's
+    _remember sets it, _carried_whole uses it)."""
 
     __slots__ = ("first", "last")
 
     def __init__(self) -> None:
         self.first: Round | None = None
-        self.last: tuple[Any, list, Inputs] | None = None
+        self.last: tuple[Any, Any, Inputs] | None = None
 
 
 def keeps(recipe: object) -> bool:

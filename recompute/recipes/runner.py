@@ -407,7 +407,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     while answers:
         requests = _next_requests(plans, answers, results)
         answers = _answer_round(block, jobs, runners, requests, carry, results)
-    _remember(block, plans, runners, results)
+    _remember(block, jobs, plans, runners, results, carry)
     return _outcomes(block, jobs, runners, results)
 
 
@@ -436,19 +436,18 @@ def _carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     for i, plan in enumerate(plans):
         if plan.__class__ is not KeptPlan or plan.memo.last is None:
             continue
-        source, root, kept, leaf = plan.memo.last
+        source, kept, leaf = plan.memo.last
         if source is not block.source:
             continue
-        job, runner = jobs[i], runners[i]
+        runner = runners[i]
         try:
-            account = carry.account(job.address)
+            account = carry.account(jobs[i].address)
         except Unverifiable:
             continue  # the rounds meet it, as without the kept plan
-        if account.storage_root != root:
+        if account.storage_root != kept.root:
             continue
         runner.note_account([account], block)
-        for handout, entry in kept:
-            handout.enter(runner.trace, handout.carried_note(carry, job.address, entry))
+        kept.enter(runner.trace)
         done.append(i)
         try:
             results[i] = plan.derive(leaf)
@@ -457,12 +456,12 @@ def _carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     return done
 
 
-def _remember(block: AnchoredBlock, plans: list, runners: list[Runner],
-              results: list[Any]) -> None:
-    """For each KeptPlan that ran its rounds at this block: ``PlanMemo.last`` when every
-    round was answered from a kept read at this block and it ended in a derivation, else
-    None (the next block runs the rounds)."""
-    for plan, runner, result in zip(plans, runners, results, strict=True):
+def _remember(block: AnchoredBlock, jobs: list[Job], plans: list, runners: list[Runner],
+              results: list[Any], carry: Carry) -> None:
+    """For each KeptPlan that ran its rounds at this block: ``PlanMemo.last`` (the source,
+    a KeptTrace, the Inputs it ended with) when every round was answered from a kept read at
+    this block and it ended in a derivation, else None (the next block runs the rounds)."""
+    for job, plan, runner, result in zip(jobs, plans, runners, results, strict=True):
         if plan.__class__ is not KeptPlan or not plan.sends:
             continue  # not a kept plan, or answered whole (its last is still the same)
         kept = runner.kept_reads
@@ -471,7 +470,30 @@ def _remember(block: AnchoredBlock, plans: list, runners: list[Runner],
         whole = (root is not None and plan.leaf is not None and len(kept) == plan.sends - 1
                  and all(entry[0] == root for _, entry in kept)
                  and not isinstance(result, Exception))
-        plan.memo.last = (block.source, root, kept, plan.leaf) if whole else None
+        plan.memo.last = (block.source, KeptTrace(root, kept, carry, job.address),
+                          plan.leaf) if whole else None
+
+
+class KeptTrace:
+    """What a job answered whole puts in its trace at every block (_carried_whole), made once
+    from the kept reads that answered its rounds at one block, all proven under ``root``:
+    their entries, their digest groups, and each round's carried note (naming the header the
+    values were proven at), as those rounds' hand-outs give them when carried. Never altered:
+    each trace gets lists of its own."""
+
+    __slots__ = ("root", "reads", "groups", "notes")
+
+    def __init__(self, root: bytes, kept: list[tuple[HandOut, tuple]], carry: Carry,
+                 address: bytes):
+        self.root = root
+        self.groups = [handout.entries for handout, _ in kept]
+        self.reads = [e for group in self.groups for e in group]
+        self.notes = [handout.carried_note(carry, address, entry) for handout, entry in kept]
+
+    def enter(self, trace: Trace) -> None:
+        trace.reads += self.reads
+        trace.read_groups += self.groups
+        trace.carried += self.notes
 
 
 def _next_requests(plans: list, answers: dict[int, Any], results: list[Any]) -> dict[int, Any]:
@@ -674,16 +696,16 @@ class HandOut:
     def give(self, trace: Trace, carried: CarriedNotes | None, copies: bool) -> dict[str, Any]:
         """Put the entries (and the carried note) in ``trace``; the values to hand the plan:
         the kept ones (``copies`` False: a KeptPlan's), else a copy of each container."""
-        note = None if carried is None else self.note or self._note(carried)
-        self.enter(trace, note)  # carried: the note of the paths this check read
-        return self._values(copies)
-
-    def enter(self, trace: Trace, note: dict | None) -> None:
-        """Put the entries in ``trace``, and the carried note if the read was carried."""
-        if note is not None:
-            trace.carried.append(note)
+        if carried is not None:  # the paths this check read, not its group's
+            trace.carried.append(self.note or self._note(carried))
         trace.reads += self.entries
         trace.read_groups.append(self.entries)
+        if not copies:
+            return self.values
+        out = self.values.copy()
+        for path, copy in self.copies:
+            out[path] = copy(out[path])
+        return out
 
     def carried_note(self, carry: Carry, address: bytes, entry: tuple) -> dict:
         """The note of these paths carried from ``entry``, the kept read this hand-out was
@@ -694,14 +716,6 @@ class HandOut:
     def _note(self, carried: CarriedNotes) -> dict:
         note = self.note = carried.note(self.asked)
         return note
-
-    def _values(self, copies: bool) -> dict[str, Any]:
-        if not copies:
-            return self.values
-        out = self.values.copy()
-        for path, copy in self.copies:
-            out[path] = copy(out[path])
-        return out
 
 
 def _combined_slots(block, jobs, runners, raw: dict[int, Slots], carry: Carry) -> dict[int, Any]:
