@@ -17,9 +17,10 @@ the process-wide node cache emptied before every run (no run profits from the pr
   (c) lower bound: keccak256 (recompute's backend, the fastest measured, called as the
       verifier calls it: its C constructor directly) of every distinct proof node, read from
       hex by binascii.unhexlify, and of every slot key, once each: no decoding, no walking;
-  (c') the same hashes as issue #12 measured its "hashing bound": eth-hash's default backend
-      (pycryptodome), nodes read by bytes.fromhex. A reference for the issue's own figure
-      only; the goal's ratio is (a) over (c);
+  (c') the same hashes timed as issue #12 timed its "hashing bound 100k/s" (the first
+      bench_proofs): eth-hash's default backend (pycryptodome), nodes read by bytes.fromhex.
+      The issue's goal is (a) within 1.7x of this bound (1.7x of 100k/s is 59k slots/s,
+      about its other goal, 60k/s at 10,000); (a) over (c), the strict one, is beside it;
   (d) end to end through the public API: anchor the block and prove all N slots with one
       prove_account call (chunks of PROOF_CHUNK keys, PROOF_IN_FLIGHT requests in flight
       while the current chunk verifies), RPC to anvil included; with its peak traced memory;
@@ -334,7 +335,8 @@ def print_figures(figures: dict[str, dict], batch: int, repeat: int) -> None:
                 f"{k}={v['slots_per_s']}/s,{v['anvil_cpu_us_per_key']}us" for k, v in row.items()))
             continue
         print(f"N={n:>6}: " + "  ".join(f"{k}={v}" for k, v in row.items() if k != "slots"))
-    print(f"load average {os.getloadavg()[0]:.1f}; goals: 2000 ours_over_bound <= 1.7; 10000 "
+    print(f"load average {os.getloadavg()[0]:.1f}; goals: 2000 ours_over_issue_bound <= 1.7 "
+          "(issue #12's bound; ours_over_bound, the strict one, is beside it); 10000 "
           "recompute >= 60000/s; 10000 end to end >= 10000/s; peak memory flat 10000 -> 50000")
     print(json.dumps(figures))
 
