@@ -584,7 +584,7 @@ def _combined_reads(block, jobs, runners, reads: dict[int, Reads], carry: Carry)
             if entry is not None and entry[1][2] is layout:  # the very layout (id reuse)
                 shares, handouts = entry[1][3], entry[1][5]
                 requests = 0
-                carried = CarriedNotes(carry.evidence(entry, address, {}), entry[1][4])
+                carried = CarriedNotes.of(carry, entry, address)
                 if at is block:  # the account proof that allowed the carry
                     accounts.append(carry.account(address))
             else:
@@ -635,6 +635,11 @@ class CarriedNotes:
     def __init__(self, base: dict, notes: dict):
         self.base = base  # Carry.evidence of the entry: the same at every block it is kept
         self.notes = notes  # paths asked -> note, kept with the entry
+
+    @classmethod
+    def of(cls, carry: Carry, entry: tuple, address: bytes) -> CarriedNotes:
+        """The notes of reads carried from ``entry``, a combined read kept by ``carry``."""
+        return cls(carry.evidence(entry, address, {}), entry[1][4])
 
     def note(self, asked) -> dict:
         key = asked[0] if len(asked) == 1 else tuple(asked)
@@ -710,8 +715,7 @@ class HandOut:
     def carried_note(self, carry: Carry, address: bytes, entry: tuple) -> dict:
         """The note of these paths carried from ``entry``, the kept read this hand-out was
         made from (the one :meth:`give` puts when the group's read is carried)."""
-        return self.note or self._note(CarriedNotes(carry.evidence(entry, address, {}),
-                                                    entry[1][4]))
+        return self.note or self._note(CarriedNotes.of(carry, entry, address))
 
     def _note(self, carried: CarriedNotes) -> dict:
         note = self.note = carried.note(self.asked)
