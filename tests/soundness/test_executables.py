@@ -27,6 +27,7 @@ from recompute.core import executables
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.devnet.anvil import _platform_package, find_anvil
+from recompute.devnet.lifecycle import beacon_command
 from tests import REPO_ROOT
 
 NODE_MODULES = REPO_ROOT / "node_modules"
@@ -376,3 +377,19 @@ def test_node_and_npm_come_from_absolute_path_entries_only(tmp_path, monkeypatch
     monkeypatch.setenv("PATH", os.pathsep.join(["", "."]))
     assert executables.on_path("node") is None
     assert shutil.which("node") is not None  # what the standard lookup would have run
+
+
+def test_the_devnet_beacon_server_does_not_import_from_cwd(tmp_path):
+    """``devnet up`` starts its beacon server as ``python -m …`` in the folder it runs in: a
+    ``recompute/`` package planted there must not shadow the installed one."""
+    marker = tmp_path / "marker"
+    cwd = tmp_path / "handed"
+    (cwd / "recompute").mkdir(parents=True)
+    (cwd / "recompute" / "__init__.py").write_text(
+        f"open({json.dumps(str(marker))}, 'w').write('ran')\n")
+    command = beacon_command("http://127.0.0.1:9", tmp_path / "beacon.json")
+    done = subprocess.run(command[:command.index("--rpc")] + ["--help"], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "--rpc" in done.stdout
+    assert not marker.exists(), "a module planted in the working directory was imported"
