@@ -180,11 +180,12 @@ def _files_sha256(folder: Path) -> tuple[str, int]:
                 continue
             if not path.is_file():
                 raise ValueError(f"{rel} is neither a file nor a link")
-            data = path.read_bytes()
-            size += len(data)
+            size += path.stat().st_size
             if size > MAX_CACHE_BYTES:
                 raise ValueError(f"more than {MAX_CACHE_BYTES} bytes")
-            digest.update(f"F {rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+            with path.open("rb") as handle:
+                content = hashlib.file_digest(handle, "sha256").hexdigest()
+            digest.update(f"F {rel}\0{content}\n".encode())
     return digest.hexdigest(), count
 
 
