@@ -143,8 +143,11 @@ def find_solc(wanted: SolcVersion, what: str, solc: str | None = None, *,
             "build with --solc PATH, or compile with it yourself and import the standard-JSON "
             "output")
     entry = cache_dir() / release
-    if entry.is_dir() and not entry.is_symlink() and not any(entry.iterdir()):
-        entry.rmdir()  # an empty folder a failed install of an earlier recompute left
+    try:
+        if entry.is_dir() and not entry.is_symlink() and not any(entry.iterdir()):
+            entry.rmdir()  # an empty folder a failed install of an earlier recompute left
+    except OSError:
+        pass  # checked_entry says what is wrong with it
     if entry.exists() or entry.is_symlink():
         return checked_entry(entry, release)
     if install is None:
@@ -286,8 +289,13 @@ def install_solc(release: str, what: str) -> Path:
         raise UsageError(f"{what}: solc {release} is not installed and npm was not found on PATH "
                          "(install Node.js, or give a solc-js package with --solc PATH)")
     root = cache_dir()
-    root.mkdir(parents=True, exist_ok=True, mode=0o700)
-    work = Path(tempfile.mkdtemp(prefix=f".install-{release}-", dir=root))
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        work = Path(tempfile.mkdtemp(prefix=f".install-{release}-", dir=root))
+    except OSError as exc:
+        raise UsageError(f"{what}: solc {release} cannot be installed: the cache folder {root} "
+                         f"cannot be written ({exc.strerror or exc}); set XDG_CACHE_HOME to a "
+                         "folder of yours, or give a solc-js package with --solc PATH") from None
     try:
         try:
             done = subprocess.run(
@@ -309,13 +317,15 @@ def install_solc(release: str, what: str) -> Path:
         except (OSError, ValueError) as exc:
             raise UsageError(f"{what}: the installed solc {release} cannot be recorded "
                              f"({exc})") from None
-        (work / RECORD).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
         entry = root / release
         try:
+            (work / RECORD).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
             work.rename(entry)
-        except OSError:  # another run installed it meanwhile: that one is checked like any
+        except OSError as exc:
             if not entry.exists():
-                raise
+                raise UsageError(f"{what}: solc {release} cannot be installed into {entry} "
+                                 f"({exc.strerror or exc})") from None
+            # another run installed it meanwhile: that one is checked like any
         return checked_entry(entry, release)
     finally:
         if work.exists():

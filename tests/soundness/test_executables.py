@@ -393,3 +393,17 @@ def test_the_devnet_beacon_server_does_not_import_from_cwd(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "--rpc" in done.stdout
     assert not marker.exists(), "a module planted in the working directory was imported"
+
+
+def test_a_cache_that_cannot_be_written_is_one_line(tmp_path):
+    fake_bin = tmp_path / "bin"
+    _fake_npm(fake_bin, "sys.exit(1)\n")
+    (tmp_path / "a-file").write_text("")
+    folder = _sourcify(tmp_path / "handed", RELEASE_0826)
+    env = _env(tmp_path, PATH=f"{fake_bin}{os.pathsep}{os.environ['PATH']}",
+               XDG_CACHE_HOME=str(tmp_path / "a-file"))
+    result = _recompute(sys.executable, "layout", "import", folder, "-o", tmp_path / "o.json",
+                        cwd=tmp_path, env=env)
+    _one_line_64(result, f"the cache folder {tmp_path / 'a-file' / 'recompute' / 'solc'} cannot "
+                         "be written", "XDG_CACHE_HOME")
+    assert not (fake_bin / "npm-ran").exists()
