@@ -5,6 +5,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYSTAMP   := $(VENV)/.installed
 NODESTAMP := node_modules/.installed
+# The checkout's pinned anvil and solc-js, named explicitly: recompute never looks for programs
+# in the working directory (docs/executables.md). A value already in the environment wins.
+export RECOMPUTE_ANVIL ?= $(CURDIR)/node_modules
+export RECOMPUTE_SOLC  ?= $(CURDIR)/node_modules
 
 .PHONY: setup demo test test-fast wheel-check lint bench clean layouts vectors
 

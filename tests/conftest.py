@@ -5,6 +5,11 @@ Every test that needs a chain is marked ``anvil`` here, without the test having 
 fixtures (any fixture that starts one) or because its module starts anvil itself (a devnet, a
 watch process). ``make test-fast`` runs the rest (``-m "not anvil"``) with ``RECOMPUTE_ANVIL``
 pointing at no file, so a test that starts anvil without being marked fails loudly there.
+
+recompute runs anvil and solc-js only from where it is told (docs/executables.md): the tests
+name the checkout's pinned ``node_modules`` through ``RECOMPUTE_ANVIL`` and ``RECOMPUTE_SOLC``
+(a value already set, as ``make test-fast`` sets one, wins); every process they start inherits
+them.
 """
 
 from __future__ import annotations
@@ -16,7 +21,10 @@ import pytest
 from hypothesis import settings
 
 from recompute.devnet.anvil import Anvil
-from tests import cli
+from tests import REPO_ROOT, cli
+
+os.environ.setdefault("RECOMPUTE_ANVIL", str(REPO_ROOT / "node_modules"))
+os.environ.setdefault("RECOMPUTE_SOLC", str(REPO_ROOT / "node_modules"))
 
 ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).

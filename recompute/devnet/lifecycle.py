@@ -118,10 +118,8 @@ def start_beacon(state_dir: Path, rpc: str) -> dict:
     out = state_dir / "beacon.json"
     out.unlink(missing_ok=True)
     with open(state_dir / "beacon.log", "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "recompute.devnet.beacon_serve", "--rpc", rpc, "--out",
-             str(out)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
-            start_new_session=True)
+        process = subprocess.Popen(beacon_command(rpc, out), stdout=log, stderr=log,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
     (state_dir / "beacon.pid").write_text(f"{process.pid}\n")
     deadline = time.monotonic() + BEACON_START_TIMEOUT
     while not out.is_file():
@@ -140,6 +138,15 @@ def start_beacon(state_dir: Path, rpc: str) -> dict:
         "keys": "the devnet's own sync committee keys, from a fixed public seed "
                 "(recompute/devnet/beacon.py): a devnet pin proves nothing about a real chain",
     }
+
+
+def beacon_command(rpc: str, out: Path) -> list[str]:
+    """The beacon server's command line: this Python with ``-P``, so that the working
+    directory is not put first on ``sys.path`` (``python -m`` would put it there, and a folder
+    the devnet is started in may hold a planted ``recompute/`` or a dependency's module:
+    docs/executables.md)."""
+    return [sys.executable, "-P", "-m", "recompute.devnet.beacon_serve", "--rpc", rpc,
+            "--out", str(out)]
 
 
 def _stop_pid(pid: int, timeout: float) -> None:

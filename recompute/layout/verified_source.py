@@ -28,7 +28,8 @@ from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
-from recompute.layout.solc import compile_standard_json, find_solc, parse_version
+from recompute.layout import solc_output
+from recompute.layout.solc import SolcVersion, compile_standard_json, find_solc, parse_version
 
 MAX_FILE = 32 << 20  # one input file (an Etherscan answer, the metadata, one source)
 MAX_SOURCES = 4096
@@ -42,16 +43,21 @@ KEPT_SETTINGS = ("optimizer", "viaIR", "evmVersion", "remappings", "libraries")
 @dataclass
 class VerifiedSource:
     kind: str  # "sourcify" | "etherscan"
-    version: str  # 0.8.26
-    commit: str | None  # 8a97fa7a
+    solc: SolcVersion  # 0.8.26+commit.8a97fa7a, exactly as the source names it
     sources: dict[str, str]
     settings: dict[str, Any]
     target: tuple[str, str] | None  # (source path, contract name)
     origin: str
 
     @property
+    def version(self) -> str:
+        """The release: 0.8.26."""
+        return self.solc.release
+
+    @property
     def compiler(self) -> str:
-        return self.version + (f"+commit.{self.commit}" if self.commit else "")
+        """The compiler as named: 0.8.26+commit.8a97fa7a (a pre-release tag included)."""
+        return self.solc.full
 
     def settings_sha256(self) -> str:
         return hashlib.sha256(json.dumps(self.settings, sort_keys=True,
@@ -166,34 +172,42 @@ def _settings(raw: Any, origin: str) -> dict[str, Any]:
 # ---- Sourcify -------------------------------------------------------------------------------
 
 def load_sourcify(folder: Path) -> VerifiedSource:
+    """The metadata's fields read here (each type-checked before use): ``language`` (a string,
+    Solidity), ``compiler.version``, ``settings`` (an object: the kept settings and
+    ``compilationTarget``), ``sources`` (an object of objects, each with a ``keccak256`` string
+    and perhaps its ``content`` string)."""
     origin = str(folder)
-    meta = _json(_read_text(folder / "metadata.json", origin), f"{origin}/metadata.json")
+    where = f"{origin}/metadata.json"
+    meta = _json(_read_text(folder / "metadata.json", origin), where)
     if not isinstance(meta, dict) or not isinstance(meta.get("sources"), dict):
-        raise UsageError(f"{origin}/metadata.json: not solc metadata (no 'sources' object)")
+        raise UsageError(f"{where}: not solc metadata (no 'sources' object)")
     if meta.get("language", "Solidity") != "Solidity":
         raise UsageError(f"{origin}: only Solidity sources are compiled, not "
                          f"{str(meta.get('language'))[:20]}")
-    version, commit = parse_version((meta.get("compiler") or {}).get("version"),
-                                    f"{origin}/metadata.json")
+    compiler = meta.get("compiler")
+    if not isinstance(compiler, dict):
+        raise UsageError(f"{where}: compiler must be an object with the compiler's version")
+    solc = parse_version(compiler.get("version"), where)
     raw_settings = meta.get("settings")
-    settings = _settings(raw_settings if raw_settings is not None else {}, origin)
-    target = (raw_settings or {}).get("compilationTarget")
-    if not isinstance(target, dict) or len(target) != 1:
-        raise UsageError(f"{origin}/metadata.json: settings.compilationTarget must name one "
-                         "contract")
-    (target_path, target_name), = target.items()
+    if not isinstance(raw_settings, dict):
+        raise UsageError(f"{where}: settings must be an object")
+    settings = _settings(raw_settings, origin)
+    target_path, target_name = solc_output.compilation_target(
+        raw_settings.get("compilationTarget"), "settings", where)
     if len(meta["sources"]) > MAX_SOURCES:
         raise UsageError(f"{origin}: {len(meta['sources'])} sources, more than {MAX_SOURCES}")
     sources = {}
     for path, entry in meta["sources"].items():
         path = _source_path(path, origin)
-        if isinstance(entry, dict) and isinstance(entry.get("content"), str):
-            text = entry["content"]
-        else:
-            text = _read_text(folder / "sources" / path, origin)
-        expected = entry.get("keccak256") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            raise UsageError(f"{where}: sources[{path[:80]!r}] must be an object")
+        content = entry.get("content")
+        if content is not None and not isinstance(content, str):
+            raise UsageError(f"{where}: sources[{path[:80]!r}].content must be a string")
+        text = content if content is not None else _read_text(folder / "sources" / path, origin)
+        expected = entry.get("keccak256")
         if not isinstance(expected, str):
-            raise UsageError(f"{origin}/metadata.json: source {path!r} has no keccak256")
+            raise UsageError(f"{where}: source {path!r} has no keccak256")
         got = "0x" + keccak256(text.encode("utf-8")).hex()
         if got != expected.lower():
             raise UsageError(f"{origin}: sources/{path} hashes to {got}, not the metadata's "
@@ -202,8 +216,8 @@ def load_sourcify(folder: Path) -> VerifiedSource:
     if target_path not in sources:
         raise UsageError(f"{origin}: the compilation target {target_path!r} is not among the "
                          "sources")
-    return VerifiedSource("sourcify", version, commit, _check_sources(sources, origin), settings,
-                          (target_path, str(target_name)), origin)
+    return VerifiedSource("sourcify", solc, _check_sources(sources, origin), settings,
+                          (target_path, target_name), origin)
 
 
 # ---- Etherscan ------------------------------------------------------------------------------
@@ -221,7 +235,7 @@ def load_etherscan(path: Path, contract: str | None = None) -> VerifiedSource:
         raise UsageError(f"{origin}: the contract is not verified (empty SourceCode)")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]{0,127}", name):
         raise UsageError(f"{origin}: ContractName {str(name)[:40]!r} is not a contract name")
-    version, commit = parse_version(entry.get("CompilerVersion"), origin)
+    solc = parse_version(entry.get("CompilerVersion"), origin)
     if str(entry.get("CompilerVersion", "")).startswith("vyper"):
         raise UsageError(f"{origin}: a Vyper contract; only Solidity is compiled")
     stripped = code.strip()
@@ -241,7 +255,7 @@ def load_etherscan(path: Path, contract: str | None = None) -> VerifiedSource:
             sources = {f"{name}.sol": code}
         settings = _etherscan_settings(entry, sources, origin)
     _check_sources(sources, origin)
-    return VerifiedSource("etherscan", version, commit, sources, settings,
+    return VerifiedSource("etherscan", solc, sources, settings,
                           _find_target(sources, contract or name, origin), origin)
 
 
@@ -319,15 +333,22 @@ def detect(path: Path) -> str | None:
     return None
 
 
-def compile_storage_layout(source: VerifiedSource) -> tuple[dict[str, Any], str]:
-    """solc's storageLayout of the target contract, and the exact compiler that made it."""
-    package = find_solc(source.version)
-    output = compile_standard_json(package, source.standard_input(), source.version,
-                                   source.commit, source.origin)
+def compile_storage_layout(source: VerifiedSource,
+                           solc: str | None = None) -> tuple[dict[str, Any], str]:
+    """solc's storageLayout (``storage``, ``types``) of the target contract, read from the
+    compiler's output by the same validator as any solc output, and the exact compiler that
+    made it. ``solc``: the ``--solc`` places (recompute/layout/solc.py)."""
     if source.target is None:
         raise UsageError(f"{source.origin}: no contract to compile was named")
+    package = find_solc(source.solc, source.origin, solc)
+    output, ran = compile_standard_json(package, source.standard_input(), source.solc,
+                                        source.origin)
     path, name = source.target
-    layout = ((output.get("contracts") or {}).get(path) or {}).get(name, {}).get("storageLayout")
-    if not isinstance(layout, dict):
+    what = f"{source.origin}: solc {source.version}'s output"
+    if "contracts" not in output:
         raise UsageError(f"{source.origin}: solc produced no storage layout for {path}:{name}")
-    return layout, output["_solc_version"]
+    found = solc_output.standard_json_layouts(output, what).get(f"{path}:{name}")
+    if found is None:
+        raise UsageError(f"{source.origin}: solc produced no storage layout for {path}:{name}")
+    storage, types = found
+    return {"storage": storage, "types": types}, ran

@@ -116,7 +116,7 @@ def _offline_env(tmp_path: Path) -> dict:
 def _import(run_cli, tmp_path, source: Path, *extra):
     out = tmp_path / "out.json"
     result = run_cli("layout", "import", str(source), "-o", str(out), *extra,
-                     env=_offline_env(tmp_path), cwd=REPO_ROOT, timeout=600)
+                     env=_offline_env(tmp_path), cwd=tmp_path, timeout=600)
     return result, (json.loads(out.read_text()) if result.returncode == 0 else None)
 
 
@@ -243,8 +243,10 @@ def test_a_version_that_cannot_be_had_names_the_package(compiled, run_cli, tmp_p
     metadata["compiler"]["version"] = "0.8.19+commit.7dd6d404"
     folder = _sourcify_folder(tmp_path, json.dumps(metadata))
     result, _ = _import(run_cli, tmp_path, folder)
-    _one_line_64(result, "solc 0.8.19 is not installed: run `npm install --prefix ")
-    assert "solc@0.8.19`" in result.stderr
+    _one_line_64(result, "solc 0.8.19 is not installed")
+    assert "RECOMPUTE_SOLC_OFFLINE forbids installing it" in result.stderr
+    assert "`npm install --prefix DIR solc@0.8.19` and give DIR/node_modules with --solc" \
+        in result.stderr
 
 
 @pytest.mark.parametrize("source_code,fields,needle", [
