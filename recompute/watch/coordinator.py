@@ -110,12 +110,17 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
 
 
 def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult],
-              lines_of: Callable[[int, int], list[dict]]) -> tuple[Summary, list[Tie]]:
+              lines_of: Callable[[int, int], list[dict]],
+              each: Callable[[list[Line]], None] | None = None) -> tuple[Summary, list[Tie]]:
+    """The audit's summary and ties; ``each`` is handed every block's lines in block order (the
+    report files)."""
     plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
     ties = tie(params["last"], params["pinned_hash"], plan, results)
     summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
     for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
+        if each is not None:
+            each(lines)
     return summary, ties
 
 
