@@ -171,17 +171,19 @@ def test_hostile_strings_in_a_store_render_as_text(tmp_path):
     done = run_cli("audit", "report", "--store", store_path, "--html", page, "--csv", table)
     assert done.returncode == 1, done.stderr
 
-    dom_text, messages = dump_dom(page, tmp_path / "profile")
-    assert messages == []
-    dom = Dom(dom_text)
-    assert dom.scripts == 0 and "<img" not in dom_text.replace("&lt;img", "")
-    assert [f["name"] for f in dom.figures] == names  # shown as the text it is
-    assert EVIL in "".join(dom.text)
-    assert "<title>" in dom_text and "owned" not in dom_text.split("<title>")[1].split("<")[0]
-
     got = rows(table)
     assert [r["check"] for r in got] == [f"evil/{EVIL}", "'" + names[1]] * 2
     assert {r["detail"] for r in got} == {"'" + f"-1+{EVIL}"}  # never a spreadsheet formula
+    written = page.read_text()
+    assert "<script" not in written and "<img" not in written  # as written: escaped
+
+    dom_text, messages = dump_dom(page, tmp_path / "profile")
+    assert messages == []
+    dom = Dom(dom_text)
+    assert dom.scripts == 0 and "<img" not in dom_text
+    assert [f["name"] for f in dom.figures] == names  # shown as the text it is
+    assert EVIL in "".join(dom.text)
+    assert "<title>" in dom_text and "owned" not in dom_text.split("<title>")[1].split("<")[0]
 
 
 def test_report_files_are_usage_errors_before_any_work(devnet, tmp_path):
@@ -209,3 +211,22 @@ def test_an_endpoint_key_in_the_anchor_stays_out_of_the_page():
     page = AuditPage([("c", Verdict.GOOD)]).render(facts, Summary(checks))  # type: ignore[arg-type]
     assert "KEY1" not in page and "KEY2" not in page and "pw" not in page
     assert "https://node.example/…" in page and "https://other.example/…" in page
+
+
+def test_one_bad_block_in_a_long_range_stays_in_the_picture():
+    from recompute.watch.timeline import COLUMNS, Timeline, svg
+
+    timeline = Timeline()
+    for block in range(1, 100_001):
+        if block == 54_321:
+            timeline.add(block, "VERIFIED-BAD", "unhealthy")
+        elif block > 500:  # nothing before the check's since
+            timeline.add(block, "VERIFIED-GOOD", "healthy")
+    assert len(timeline.runs) == 3
+    columns = timeline.columns("health", 1, 100_000)
+    assert [state for _, _, state in columns] == ["none", "healthy", "unhealthy", "healthy"]
+    bad = next(c for c in columns if c[2] == "unhealthy")
+    assert bad[0] <= 54_321 <= bad[1] and bad[1] - bad[0] < 100_000 // COLUMNS + 1
+    picture = svg(timeline, "c", 1, 100_000)
+    assert picture.count("<rect") == 8  # each band: none, GOOD, BAD, GOOD (healthy alike)
+    assert 'data-state="unhealthy"' in picture and 'data-state="VERIFIED-BAD"' in picture
