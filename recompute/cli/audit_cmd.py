@@ -258,6 +258,12 @@ def _report(store: Store, files: ReportFiles | None = None
         raise UsageError(f"--store {store.path}: {exc}") from None
     if mode not in ("range", "follow") or not checks:
         raise UsageError(f"--store {store.path}: holds no audit")
+    for key, kind in _PARAMS[mode].items():
+        if not isinstance(params.get(key), kind) or isinstance(params.get(key), bool):
+            raise UsageError(f"--store {store.path}: audit value {key!r} is malformed")
+    if mode == "range" and not (0 <= params["first"] <= params["last"]
+                                and params["segment_blocks"] >= 1):
+        raise UsageError(f"--store {store.path}: the audit's range or segment size is malformed")
     out: dict = {"store": str(store.path), "mode": mode, "config_hash": params["config_hash"]}
     head: list[str] = []
     if mode == "range":
@@ -274,8 +280,11 @@ def _report(store: Store, files: ReportFiles | None = None
         if complete:
             if files is not None:
                 files.start((c.name, c.healthy) for c in checks)
-            summary, ties = summarise(params, checks, results, store.lines,
-                                      files.add if files is not None else None)
+            try:
+                summary, ties = summarise(params, checks, results, store.lines,
+                                          files.add if files is not None else None)
+            except (KeyError, ValueError):
+                raise UsageError(f"--store {store.path}: a stored line is malformed") from None
             loose = [{"from": t.lo, "to": t.hi, "reason": t.reason, "detail": t.detail}
                      for t in ties if not t.linked]
             out["segments"]["not_merged"] = loose
@@ -298,6 +307,15 @@ def _report(store: Store, files: ReportFiles | None = None
                      for name, t in summary.tallies.items()}
     out["exit_code"] = summary.exit_code() if complete else EXIT_UNVERIFIABLE
     return out, [*head, *summary.table()], summary
+
+
+# What the report reads of a store's parameters, by mode (the store is the user's file).
+_PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "range": {"config_hash": str, "first": int, "last": int, "segment_blocks": int,
+              "confirmations": int, "pinned_hash": str, "anchor": dict,
+              "head": (int, type(None))},
+    "follow": {"config_hash": str},
+}
 
 
 def _unlinked_summary(checks: list[CheckMeta], store: Store,

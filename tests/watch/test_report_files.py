@@ -230,3 +230,33 @@ def test_one_bad_block_in_a_long_range_stays_in_the_picture():
     picture = svg(timeline, "c", 1, 100_000)
     assert picture.count("<rect") == 8  # each band: none, GOOD, BAD, GOOD (healthy alike)
     assert 'data-state="unhealthy"' in picture and 'data-state="VERIFIED-BAD"' in picture
+
+
+@pytest.mark.parametrize(("table", "key", "value", "said"), [
+    ("audit", "first", '"60"', "audit value 'first' is malformed"),
+    ("audit", "segment_blocks", "0", "range or segment size is malformed"),
+    ("audit", "pinned_hash", "[1]", "audit value 'pinned_hash' is malformed"),
+    ("lines", "detail", "60", "a stored line is malformed"),
+])
+def test_a_tampered_store_is_one_line_not_a_crash(audited, tmp_path, table, key, value, said):
+    import sqlite3
+
+    store = tmp_path / "tampered.sqlite"
+    with sqlite3.connect(audited["dir"] / "audit.sqlite") as source, \
+            sqlite3.connect(store) as copy:
+        source.backup(copy)  # the write-ahead log's pages included
+    with sqlite3.connect(store) as db:
+        if table == "audit":
+            db.execute("UPDATE audit SET value = ? WHERE key = ?", (value, key))
+        else:  # a line's detail becomes a number (a block out of place retracts its
+            # segment instead: the linking's own check)
+            (text,) = db.execute("SELECT line FROM lines WHERE block = ? AND position = 0",
+                                 (int(value),)).fetchone()
+            line = json.loads(text)
+            line[key] = 7
+            db.execute("UPDATE lines SET line = ? WHERE block = ? AND position = 0",
+                       (json.dumps(line), int(value)))
+    done = run_cli("audit", "report", "--store", store, "--html", tmp_path / "t.html")
+    assert done.returncode == 64, done.stderr
+    assert done.stderr.strip().endswith(said) and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "t.html").exists()
