@@ -110,13 +110,13 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
     _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
                    workers, chain.quorum)
-    if (html_path or csv_path) and last is None and not resume:
-        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
-                         "store's report: recompute audit report --store PATH --html FILE")
-    files = ReportFiles(html_path, csv_path)
     quorum = chain.quorum
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
+    if (html_path or csv_path) and ((last is None and not resume) or stored_follow):
+        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
+                         "store's report: recompute audit report --store PATH --html FILE")
+    files = ReportFiles(html_path, csv_path)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
@@ -279,6 +279,7 @@ def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop,
     top = anchor()
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
     if files.wanted:
+        checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
         files.start((c.name, c.healthy) for c in evaluator.checks)
     summary = auditor.run(top, first, head)
     for row in summary.table():
@@ -288,8 +289,7 @@ def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop,
         return 130
     if files.wanted:
         facts = AuditFacts(
-            title=f"Audit of blocks {first}..{top.number}", config_hash=config_hash(
-                Path(config_path).read_text(encoding="utf-8")),
+            title=f"Audit of blocks {first}..{top.number}", config_hash=checks_hash,
             anchor=top.anchor.to_json(), exit_code=summary.exit_code(), first=first,
             last=top.number, pinned_hash="0x" + top.hash.hex(),
             notes=[f"every block below {top.number} is tied to it by parentHash links"],
