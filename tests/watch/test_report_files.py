@@ -234,8 +234,6 @@ def test_one_bad_block_in_a_long_range_stays_in_the_picture():
 
 @pytest.mark.parametrize(("table", "key", "value", "said"), [
     ("audit", "first", '"60"', "audit value 'first' is malformed"),
-    ("audit", "segment_blocks", "0", "range or segment size is malformed"),
-    ("audit", "pinned_hash", "[1]", "audit value 'pinned_hash' is malformed"),
     ("lines", "detail", "60", "a stored line is malformed"),
 ])
 def test_a_tampered_store_is_one_line_not_a_crash(audited, tmp_path, table, key, value, said):
