@@ -21,9 +21,11 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
+from recompute.cli.audit_files import ReportFiles, csv_option, html_option
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
+from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
 from recompute.watch.config import Check
 from recompute.watch.coordinator import (
@@ -52,8 +54,10 @@ def _config_text(path: str) -> str:
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sources,
                   first: int | None, last: int | None, pins: dict, confirmations: int,
                   processes: int | None, cluster: str | None, store_path: str | None,
-                  resume: bool, segment_blocks: int, threads: int, sink, stop) -> int:
-    """A range audit in segments; the exit code (0/1/2, 130 interrupted)."""
+                  resume: bool, segment_blocks: int, threads: int, sink, stop,
+                  files: ReportFiles | None = None) -> int:
+    """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
+    --html/--csv reports, made from the store once the audit is complete."""
     text = _config_text(config_path)
     scratch = None
     if store_path is None:
@@ -92,6 +96,9 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
             return 130
         for row in summary.table():
             sink.note(row)
+        if files is not None and files.wanted:
+            for note in stored_report(store, files)[2]:
+                sink.note(note)
         return summary.exit_code()
     finally:
         store.close()
@@ -181,11 +188,15 @@ def audit_group() -> None:
 @click.option("--store", "store_path", required=True, metavar="PATH",
               help="The evidence store of recompute watch --store.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of the table.")
-def report_command(store_path: str, as_json: bool) -> None:
-    """Print a stored audit's summary, without asking any node."""
+@html_option
+@csv_option
+def report_command(store_path: str, as_json: bool, html_path: str | None,
+                   csv_path: str | None) -> None:
+    """Print a stored audit's summary, without asking any node (and write --html, --csv)."""
+    files = ReportFiles(html_path, csv_path)
     store = Store.existing(store_path)
     try:
-        report, rows = _report(store)
+        report, rows, notes = stored_report(store, files)
     finally:
         store.close()
     if as_json:
@@ -193,10 +204,52 @@ def report_command(store_path: str, as_json: bool) -> None:
     else:
         for row in rows:
             click.echo(row)
+    for note in notes:
+        click.echo(note, err=True)
     sys.exit(report["exit_code"])
 
 
-def _report(store: Store) -> tuple[dict, list[str]]:
+def stored_report(store: Store, files: ReportFiles) -> tuple[dict, list[str], list[str]]:
+    """The summary of a stored audit (JSON and rows) and, when asked, its report files (the
+    notes saying where they are)."""
+    try:
+        report, rows, summary = _report(store, files)
+    except BaseException:
+        files.discard()
+        raise
+    if not files.wanted:
+        return report, rows, []
+    params = store.params()
+    facts = AuditFacts(
+        title=(f"Audit of blocks {report['first']}..{report['last']}" if report["mode"] ==
+               "range" else "Followed blocks"),
+        config_hash=str(report["config_hash"]), anchor=_anchor_facts(params),
+        exit_code=report["exit_code"], first=report.get("first"), last=report.get("last"),
+        pinned_hash=report.get("pinned_hash"), complete=report.get("complete", True),
+        notes=rows[:len(rows) - len(summary.table())],  # the head of the text report
+        retractions=report.get("segments", {}).get("not_merged", []),
+        retraction_note=_NO_RETRACTION[report["mode"]])
+    return report, rows, files.finish(facts, summary)
+
+
+_NO_RETRACTION = {
+    "range": "Every segment of the range ties to the pinned block by parent links: every line "
+             "stands.",
+    "follow": "A followed store keeps final lines only (a reorg no deeper than the "
+              "confirmations is settled before a line is final).",
+}
+
+
+def _anchor_facts(params: dict) -> dict:
+    anchor = params.get("anchor")
+    if isinstance(anchor, dict):
+        return anchor
+    return {"method": "parent-link", "trusts": "each followed block is tied to the one "
+            "before it by parent links from the first block the watch anchored"}
+
+
+def _report(store: Store, files: ReportFiles | None = None
+            ) -> tuple[dict, list[str], Summary]:
     params = store.params()
     mode = params.get("mode")
     try:
@@ -205,6 +258,12 @@ def _report(store: Store) -> tuple[dict, list[str]]:
         raise UsageError(f"--store {store.path}: {exc}") from None
     if mode not in ("range", "follow") or not checks:
         raise UsageError(f"--store {store.path}: holds no audit")
+    for key, kind in _PARAMS[mode].items():
+        if not isinstance(params.get(key), kind) or isinstance(params.get(key), bool):
+            raise UsageError(f"--store {store.path}: audit value {key!r} is malformed")
+    if mode == "range" and not (0 <= params["first"] <= params["last"]
+                                and params["segment_blocks"] >= 1):
+        raise UsageError(f"--store {store.path}: the audit's range or segment size is malformed")
     out: dict = {"store": str(store.path), "mode": mode, "config_hash": params["config_hash"]}
     head: list[str] = []
     if mode == "range":
@@ -219,18 +278,24 @@ def _report(store: Store) -> tuple[dict, list[str]]:
                     f"{params['pinned_hash']} ({params['anchor'].get('method')}); "
                     f"{len(results)} of {len(plan)} segment(s) evaluated")
         if complete:
-            summary, ties = summarise(params, checks, results, store.lines)
+            if files is not None:
+                files.start((c.name, c.healthy) for c in checks)
+            try:
+                summary, ties = summarise(params, checks, results, store.lines,
+                                          files.add if files is not None else None)
+            except (KeyError, ValueError):
+                raise UsageError(f"--store {store.path}: a stored line is malformed") from None
             loose = [{"from": t.lo, "to": t.hi, "reason": t.reason, "detail": t.detail}
                      for t in ties if not t.linked]
             out["segments"]["not_merged"] = loose
             head += [f"segment {x['from']}..{x['to']} not merged ({x['reason']}): "
                      f"{x['detail']}" for x in loose]
         else:
-            summary = _unlinked_summary(checks, store)
+            summary = _unlinked_summary(checks, store, files)
             head.append(f"incomplete: segments are not yet tied to the pin; finish with "
                         f"recompute watch --resume --store {store.path} …")
     else:
-        summary = _unlinked_summary(checks, store)
+        summary = _unlinked_summary(checks, store, files)
         complete = True
         out["last_final_block"] = params.get("last_final_block")
         out["last_final_hash"] = params.get("last_final_hash")
@@ -241,11 +306,23 @@ def _report(store: Store) -> tuple[dict, list[str]]:
                             "first_bad": t.first_bad, "first_unhealthy": t.first_unhealthy}
                      for name, t in summary.tallies.items()}
     out["exit_code"] = summary.exit_code() if complete else EXIT_UNVERIFIABLE
-    return out, [*head, *summary.table()]
+    return out, [*head, *summary.table()], summary
 
 
-def _unlinked_summary(checks: list[CheckMeta], store: Store) -> Summary:
+# What the report reads of a store's parameters, by mode (the store is the user's file).
+_PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "range": {"config_hash": str, "first": int, "last": int, "segment_blocks": int,
+              "confirmations": int, "pinned_hash": str, "anchor": dict,
+              "head": (int, type(None))},
+    "follow": {"config_hash": str},
+}
+
+
+def _unlinked_summary(checks: list[CheckMeta], store: Store,
+                      files: ReportFiles | None = None) -> Summary:
     summary = Summary(checks)  # type: ignore[arg-type]
+    if files is not None:
+        files.start((c.name, c.healthy) for c in checks)
     by_block: dict[int, list] = {}
     for value in store.all_lines():
         try:
@@ -259,4 +336,6 @@ def _unlinked_summary(checks: list[CheckMeta], store: Store) -> Summary:
         except KeyError:
             raise UsageError(f"--store {store.path}: a stored line names an unknown check"
                              ) from None
+        if files is not None:
+            files.add(lines)
     return summary

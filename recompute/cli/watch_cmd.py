@@ -14,10 +14,12 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import click
 
 from recompute.cli import cli
+from recompute.cli.audit_files import ReportFiles, ReportingSink, csv_option, html_option
 from recompute.cli.beacon_options import (
     LightClientSession,
     beacon_options,
@@ -31,12 +33,14 @@ from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
 from recompute.lightclient.anchor import by_light_client, payload_header
 from recompute.sources.cache import SharedSource
+from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
 from recompute.watch.config import load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
+from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
@@ -94,10 +98,13 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
 @click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
+@html_option
+@csv_option
 @beacon_options
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
-                  workers, processes, cluster, store_path, resume, segment_blocks):
+                  workers, processes, cluster, store_path, resume, segment_blocks, html_path,
+                  csv_path):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     checks = load_config(config_path)
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
@@ -106,6 +113,10 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     quorum = chain.quorum
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
+    if (html_path or csv_path) and ((last is None and not resume) or stored_follow):
+        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
+                         "store's report: recompute audit report --store PATH --html FILE")
+    files = ReportFiles(html_path, csv_path)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
@@ -119,7 +130,9 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     if webhook_url:
         check_webhook_url(webhook_url)
 
-    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format)
+    segmented = processes is not None or cluster is not None or store_path is not None
+    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
+                                  files if files.wanted and not segmented else None)
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks)
@@ -141,7 +154,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                 _continue_after_final(follower, store, sources, sink)
             follower.run()
             code = EXIT_GOOD
-        elif processes is not None or cluster is not None or store_path is not None:
+        elif segmented:
             from recompute.cli.audit_cmd import run_segmented
 
             code = run_segmented(
@@ -149,11 +162,13 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                 first=first, last=last, confirmations=confirmations, processes=processes,
                 pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
                 cluster=cluster, store_path=store_path, resume=resume,
-                segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop)
+                segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
+                files=files)
         else:
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
-                          stop)
+                          stop, files, config_path)
     finally:
+        files.discard()
         _close(store, session, hook, server)
     sys.exit(code)
 
@@ -188,10 +203,11 @@ def _check_light_client(chain, pinned, check, quorum, processes, cluster, store_
                          "audit with one process, or pin the range with --block-hash")
 
 
-def _outputs(metrics_port, on_bad, webhook_url, webhook_format):
-    """The sink of lines, the hooks run when a check turns unhealthy, the metrics server."""
+def _outputs(metrics_port, on_bad, webhook_url, webhook_format, files=None):
+    """The sink of lines (also handing them to the report ``files`` of a one-process range
+    audit), the hooks run when a check turns unhealthy, the metrics server."""
     metrics = Metrics()
-    sink = Sink(metrics)
+    sink = Sink(metrics) if files is None else ReportingSink(metrics, files=files)
     server = None
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
@@ -254,19 +270,33 @@ def _close(store, session, hook, server) -> None:
         server.shutdown()
 
 
-def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop) -> int:
+def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop, files,
+           config_path) -> int:
     try:
         head = source.block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
     top = anchor()
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
+    if files.wanted:
+        checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
+        files.start((c.name, c.healthy) for c in evaluator.checks)
     summary = auditor.run(top, first, head)
     for row in summary.table():
         sink.note(row)
     if auditor.interrupted_at is not None:
         sink.note(f"interrupted: blocks from {auditor.interrupted_at} on were not audited")
         return 130
+    if files.wanted:
+        facts = AuditFacts(
+            title=f"Audit of blocks {first}..{top.number}", config_hash=checks_hash,
+            anchor=top.anchor.to_json(), exit_code=summary.exit_code(), first=first,
+            last=top.number, pinned_hash="0x" + top.hash.hex(),
+            notes=[f"every block below {top.number} is tied to it by parentHash links"],
+            retraction_note="The blocks were tied to the pinned block by parent links before "
+                            "they were evaluated: every line stands.")
+        for note in files.finish(facts, summary):
+            sink.note(note)
     return summary.exit_code()
 
 

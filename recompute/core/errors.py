@@ -15,6 +15,11 @@ class UsageError(RecomputeError):
     exit_code = 64
 
 
+class ArgumentError(UsageError, ValueError):
+    """A malformed argument of a library call (docs/library.md): the message starts with the
+    argument's name. A :class:`UsageError` (exit 64 on the command line) and a ``ValueError``."""
+
+
 class Unverifiable(RecomputeError):
     """The question cannot be answered from proofs: exit 2 with a reason code.
 

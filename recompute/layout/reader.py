@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.errors import UsageError
-from recompute.core.keccak import keccak256
 from recompute.layout import decode
 from recompute.layout.descriptor import Layout
 from recompute.layout.resolve import Location, hex32, resolve
+from recompute.layout.slots import data_slot, offset_slot
 from recompute.layout.types import (
     BytesType,
     DynamicArrayType,
@@ -159,7 +159,7 @@ def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str, depth: int 
         case StructType():
             members = [m for m in t.members
                        if not isinstance(layout.type(m.type_id), MappingType)]
-            gens = [_read(ctx, layout.type(m.type_id), (slot + m.slot) % WORD, m.offset,
+            gens = [_read(ctx, layout.type(m.type_id), offset_slot(slot, m.slot), m.offset,
                           f"{name}.{m.label}", depth + 1) for m in members]
             values = yield from _gather(gens)
             return {m.label: v for m, v in zip(members, values, strict=True)}
@@ -174,7 +174,7 @@ def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str, depth: int 
                 length = ctx.max_elements
             base = layout.type(t.base)
             ctx.budget(array_slots(base, length) if length < WORD // 64 else WORD, f"{name}")
-            data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
+            data = data_slot(slot)
             return (yield from _elements(ctx, t.base, data, length, name, depth))
         case BytesType():
             return (yield from _read_bytes(ctx, t, slot, name))
@@ -199,8 +199,8 @@ def _read_bytes(ctx: _Ctx, t: BytesType, slot: int, name: str) -> Need:
         return decode.as_text(t, decode.short_bytes(word, length))
     n = (length + 31) // 32
     ctx.budget(n, f"{name} ({length} bytes)")
-    data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
-    slots = [(data + i) % WORD for i in range(n)]
+    data = data_slot(slot)
+    slots = [offset_slot(data, i) for i in range(n)]
     yield from ctx.need(slots, f"{name} data")
     return decode.as_text(t, decode.long_bytes([ctx.word(s) for s in slots], length))
 

@@ -67,9 +67,19 @@ class CheckMeta:
 
 
 def line_from_json(value: dict, anchor: dict | None = None) -> Line:
-    return Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
+    """A stored line (the store is the user's file): a ValueError or KeyError when a field is
+    missing or of another type than a watch writes."""
+    line = Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
                 value["reason"], value["final"], value["healthy"], value["derived"],
                 value["evidence_digest"], value.get("detail", ""), anchor=anchor)
+    if (type(line.block) is not int or type(line.check) is not str
+            or type(line.reason) is not str or type(line.final) is not bool
+            or type(line.detail) is not str or type(line.derived) is not dict
+            or not isinstance(line.hash, (str, type(None)))
+            or not isinstance(line.healthy, (bool, type(None)))
+            or not isinstance(line.evidence_digest, (str, type(None)))):
+        raise ValueError("a stored line is malformed")
+    return line
 
 
 _SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
@@ -110,12 +120,17 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
 
 
 def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult],
-              lines_of: Callable[[int, int], list[dict]]) -> tuple[Summary, list[Tie]]:
+              lines_of: Callable[[int, int], list[dict]],
+              each: Callable[[list[Line]], None] | None = None) -> tuple[Summary, list[Tie]]:
+    """The audit's summary and ties; ``each`` is handed every block's lines in block order (the
+    report files)."""
     plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
     ties = tie(params["last"], params["pinned_hash"], plan, results)
     summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
     for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
+        if each is not None:
+            each(lines)
     return summary, ties
 
 
