@@ -16,6 +16,8 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterable
+from itertools import groupby
 from pathlib import Path
 
 import click
@@ -26,16 +28,11 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.auditor import Summary
 from recompute.watch.config import Check
-from recompute.watch.coordinator import (
-    CheckMeta,
-    SegmentedAudit,
-    in_process,
-    line_from_json,
-    summarise,
-)
-from recompute.watch.linking import plan_segments, without_lines
+from recompute.watch.coordinator import SegmentedAudit, in_process, line_from_json, summarise
+from recompute.watch.linking import ties_from_top, without_lines
 from recompute.watch.segment import config_hash
 from recompute.watch.store import Store
+from recompute.watch.store_records import CheckMeta, planned_segments
 
 
 def _metas(checks: list[Check]) -> list[dict]:
@@ -131,6 +128,8 @@ def _resume_range(store: Store, text, config_path, first, last, pins, sources):
                                   ("--to", last, params["last"])):
         if given is not None and given != stored:
             raise UsageError(f"{where}: {option} {given} is not the audit's {stored}")
+    for _ in store.segments(with_lines=False):  # every stored segment on the audit's plan,
+        pass  # before a node is asked (its lines are checked as the audit reads them)
     pinned = params["pinned_hash"]
     given = pins.get("block_hash")
     if given is not None and "0x" + given.hex() != pinned:
@@ -197,40 +196,43 @@ def report_command(store_path: str, as_json: bool) -> None:
 
 
 def _report(store: Store) -> tuple[dict, list[str]]:
+    """The summary of a stored audit, read one segment (or block) at a time: memory does not
+    grow with the range, and a range far larger than the store's rows is only counted."""
     params = store.params()
     mode = params.get("mode")
-    try:
-        checks = [CheckMeta.from_json(c) for c in params.get("checks", [])]
-    except ValueError as exc:
-        raise UsageError(f"--store {store.path}: {exc}") from None
-    if mode not in ("range", "follow") or not checks:
-        raise UsageError(f"--store {store.path}: holds no audit")
+    if mode is None:
+        raise UsageError(f"store {store.path}: holds no audit")
+    checks = [CheckMeta.from_json(c) for c in params["checks"]]
     out: dict = {"store": str(store.path), "mode": mode, "config_hash": params["config_hash"]}
     head: list[str] = []
     if mode == "range":
-        plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
-        results = {r.lo: without_lines(r) for r in store.segments()}
-        complete = len(results) == len(plan)
+        planned, evaluated = planned_segments(params), store.segment_count()
+        complete = evaluated == planned
         out.update({"first": params["first"], "last": params["last"],
                     "pinned_hash": params["pinned_hash"], "anchor": params["anchor"],
                     "complete": complete,
-                    "segments": {"planned": len(plan), "evaluated": len(results)}})
+                    "segments": {"planned": planned, "evaluated": evaluated}})
         head.append(f"audit: blocks {params['first']}..{params['last']}, pinned "
-                    f"{params['pinned_hash']} ({params['anchor'].get('method')}); "
-                    f"{len(results)} of {len(plan)} segment(s) evaluated")
+                    f"{params['pinned_hash']} ({params['anchor']['method']}); "
+                    f"{evaluated} of {planned} segment(s) evaluated")
         if complete:
-            summary, ties = summarise(params, checks, results, store.lines)
+            ties = list(ties_from_top(params["last"], params["pinned_hash"],
+                                      ((r.lo, r.hi, without_lines(r))
+                                       for r in store.segments(descending=True))))
+            ties.reverse()
+            summary = summarise(params, checks, ties, store.lines)
             loose = [{"from": t.lo, "to": t.hi, "reason": t.reason, "detail": t.detail}
                      for t in ties if not t.linked]
             out["segments"]["not_merged"] = loose
             head += [f"segment {x['from']}..{x['to']} not merged ({x['reason']}): "
                      f"{x['detail']}" for x in loose]
         else:
-            summary = _unlinked_summary(checks, store)
+            summary = _summary_of(checks, (line for result in store.segments()
+                                           for line in result.lines))
             head.append(f"incomplete: segments are not yet tied to the pin; finish with "
                         f"recompute watch --resume --store {store.path} …")
     else:
-        summary = _unlinked_summary(checks, store)
+        summary = _summary_of(checks, store.final_lines())
         complete = True
         out["last_final_block"] = params.get("last_final_block")
         out["last_final_hash"] = params.get("last_final_hash")
@@ -244,19 +246,9 @@ def _report(store: Store) -> tuple[dict, list[str]]:
     return out, [*head, *summary.table()]
 
 
-def _unlinked_summary(checks: list[CheckMeta], store: Store) -> Summary:
+def _summary_of(checks: list[CheckMeta], lines: Iterable[dict]) -> Summary:
+    """Stored lines (checked, in block order) summed block by block, as they come."""
     summary = Summary(checks)  # type: ignore[arg-type]
-    by_block: dict[int, list] = {}
-    for value in store.all_lines():
-        try:
-            line = line_from_json(value)
-        except (KeyError, ValueError, TypeError):
-            raise UsageError(f"--store {store.path}: a stored line is malformed") from None
-        by_block.setdefault(line.block, []).append(line)
-    for _, lines in sorted(by_block.items()):
-        try:
-            summary.add(lines)
-        except KeyError:
-            raise UsageError(f"--store {store.path}: a stored line names an unknown check"
-                             ) from None
+    for _, group in groupby(lines, key=lambda value: value["block"]):
+        summary.add([line_from_json(value) for value in group])
     return summary
