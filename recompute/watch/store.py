@@ -145,7 +145,7 @@ class Store:
         try:
             problem = self.db.execute(f"PRAGMA {_CHECK}(1)").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise self._error(f"not a recompute store: SQLite cannot read it ({exc})") from None
+            raise self._error(f"SQLite cannot read it ({exc})") from None
         if problem is None or problem[0] != "ok":
             shown = " ".join(str(problem and problem[0]).split())[:200]
             raise self._error(f"SQLite reports the file damaged ({shown}); {_TO_DO}")
@@ -238,7 +238,7 @@ class Store:
             f"{_sized('hashes', limit)}, {_sized('failure', 2 * text + 8)}, "
             f"{_sized('endpoint', text)}, seconds FROM segments "
             f"ORDER BY lo {'DESC' if descending else 'ASC'}")
-        read = 0
+        read = rows = 0
         with self._reading():
             for (lo, hi, parent_size, parent, top_size, top, hashes_size, hashes, failure_size,
                  failure, endpoint_size, endpoint, seconds) in cursor:
@@ -249,6 +249,7 @@ class Store:
                        _within(failure_size, failure, 2 * text + 8, f"{where}: its failure"),
                        _within(endpoint_size, endpoint, text, f"{where}: endpoint"), seconds)
                 result = records.segment(row, params)
+                rows += 1
                 if not with_lines:
                     yield result
                     continue
@@ -257,6 +258,7 @@ class Store:
                     raise StoreRecordError(f"{where} failed, yet holds lines")
                 read += len(result.lines)
                 yield result
+            records.progress(params, rows)
             stored = self.line_count()
             if with_lines and stored != read:
                 raise StoreRecordError(f"{stored - read} stored line(s) belong to no stored "

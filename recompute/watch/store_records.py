@@ -180,8 +180,9 @@ def _range_values(values: dict[str, object]) -> None:
     first = _int(values["first"], "'first'")
     last = _int(values["last"], "'last'", first)
     _int(values["segment_blocks"], "'segment_blocks'", 1)
-    _hash(values["pinned_hash"], "'pinned_hash'")
-    anchor(values["anchor"])
+    pinned = _hash(values["pinned_hash"], "'pinned_hash'")
+    if anchor(values["anchor"]).get("pinned_hash", pinned) != pinned:
+        raise StoreRecordError("'anchor' pins another hash than 'pinned_hash'")
     if values["head"] is not None:
         _int(values["head"], "'head'")
     if "emitted_through" in values:
@@ -200,6 +201,17 @@ def planned_segments(params: dict) -> int:
     """How many segments the range's plan has (recompute.watch.linking.plan_segments), without
     making the plan: a range may be far longer than the store's rows."""
     return (params["last"] - params["first"]) // params["segment_blocks"] + 1
+
+
+def progress(params: dict, segments: int) -> None:
+    """``emitted_through``, against the segments stored: lines are written only once every
+    segment of the plan is in (recompute.watch.coordinator.SegmentedAudit.run), and segments
+    are never removed."""
+    emitted = params.get("emitted_through", params["first"] - 1)
+    planned = planned_segments(params)
+    if emitted >= params["first"] and segments != planned:
+        raise StoreRecordError(f"'emitted_through' {emitted} says lines were written, which "
+                               f"needs all {planned} segment(s), yet {segments} are stored")
 
 
 # ---- a segment ----------------------------------------------------------------------------

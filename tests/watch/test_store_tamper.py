@@ -100,6 +100,8 @@ TAMPERS = {
     "a failure of one item": (segment_column(64, "failure", '["segment-failed"]'), "failure"),
     # the stored top segment 68..70 is not a segment of 60..10**11 in fours (68..71)
     "last = 10**11": (audit_value("last", str(10**11)), "segment 68..70"),
+    # 0..70 in fours holds the three stored segments, but lines were written: all 18 were in
+    "first = 0": (audit_value("first", "0"), "'emitted_through' 70"),
 }
 
 
@@ -158,14 +160,14 @@ def test_a_huge_range_is_answered_in_bounded_memory(stored, tmp_path):
 
 def test_a_huge_range_whose_rows_fit_it_is_an_unfinished_audit_in_bounded_memory(stored,
                                                                                  tmp_path):
-    """The top segment and its lines removed, ``last`` = 10**11: the rows left (60..63,
-    64..67) are segments of 60..10**11 in fours, so the store reads as an audit that has
-    evaluated 2 of its 25,000,000,000 segments: exit 2, in bounded memory and time."""
+    """The top segment and its lines removed, ``last`` = 10**11, nothing written yet: the rows
+    left (60..63, 64..67) are segments of 60..10**11 in fours, so the store reads as an audit
+    that has evaluated 2 of its 25,000,000,000 segments: exit 2, in bounded memory and time."""
     def change(db):
         db.execute("DELETE FROM segments WHERE lo = 68")
         db.execute("DELETE FROM lines WHERE block >= 68")
         db.execute("UPDATE audit SET value = ? WHERE key = 'last'", (str(10**11),))
-        db.execute("UPDATE audit SET value = '67' WHERE key = 'emitted_through'")
+        db.execute("DELETE FROM audit WHERE key = 'emitted_through'")  # nothing written yet
     path = copy_of(stored, tmp_path, change)
     done = run("audit", "report", "--store", path, "--json", timeout=60,
                preexec_fn=_limit_memory)
@@ -375,3 +377,78 @@ def test_any_single_field_tamper_is_refused_or_reported(stored, scratch, tamper)
         assert (report["first"], report["last"], report["blocks"]) == (FIRST, LAST, 11)
     else:
         assert report["blocks"] <= 11
+    for counts in report["checks"].values():  # a line per check and block at most
+        assert sum(counts[v] for v in ("VERIFIED-GOOD", "VERIFIED-BAD", "UNVERIFIABLE")) \
+            <= report["blocks"]
+        for first in (counts["first_bad"], counts["first_unhealthy"]):
+            assert first is None or FIRST <= first <= LAST
+
+
+# ---- a follow store ----------------------------------------------------------------------
+
+
+def _follow_store(path: Path) -> None:
+    """A follow bot's store as recompute writes one: one check, final lines of blocks 10..12
+    (GOOD, healthy), block 12 the last final one."""
+    from recompute.core.verdict import Verdict
+    from recompute.watch.evaluate import Line
+    from recompute.watch.store import Store
+
+    store = Store(path)
+    try:
+        store.put({"mode": "follow", "config_hash": "ab" * 32, "confirmations": 2,
+                   "checks": [{"name": "c1", "healthy": "VERIFIED-GOOD", "since": 0}]})
+        for block in (10, 11, 12):
+            block_hash = "0x" + f"{block:02x}" * 32
+            line = Line(block, block_hash, "c1", Verdict.GOOD, "ok", final=True, healthy=True,
+                        evidence_digest="cd" * 32)
+            store.record_final([line.to_json()], block, block_hash)
+    finally:
+        store.close()
+
+
+FOLLOW_TAMPERS = {
+    "last_final_block a string": (audit_value("last_final_block", '"12"'), "last_final_block"),
+    "last_final_hash deleted": (audit_deleted("last_final_hash"), "last_final_hash"),
+    "a line not final": (line_field(11, 0, "final", False), "final"),
+    "a line above the last final block": (audit_value("last_final_block", "11"), "block 12"),
+    "a check of another audit": (line_field(10, 0, "check", "c2"), "'c2'"),
+}
+
+
+@pytest.fixture(scope="module")
+def follow_store(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("follow") / "bot.sqlite"
+    _follow_store(path)
+    return path
+
+
+def test_a_follow_store_is_reported(follow_store, tmp_path):
+    path = tmp_path / "bot.sqlite"
+    shutil.copyfile(follow_store, path)
+    done = run("audit", "report", "--store", path, "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["mode"], summary["blocks"], summary["last_final_block"]) == ("follow", 3, 12)
+    assert summary["checks"]["c1"]["VERIFIED-GOOD"] == 3
+
+
+@pytest.mark.parametrize("tamper", FOLLOW_TAMPERS)
+def test_a_tampered_follow_store_is_refused(follow_store, tmp_path, tamper):
+    change, says = FOLLOW_TAMPERS[tamper]
+    path = tmp_path / "bot.sqlite"
+    shutil.copyfile(follow_store, path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        change(db)
+    assert_refused(run("audit", "report", "--store", path), path, says)
+
+
+def test_a_restarted_bot_refuses_a_tampered_store_before_asking_a_node(follow_store, tmp_path):
+    path = tmp_path / "bot.sqlite"
+    shutil.copyfile(follow_store, path)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        audit_value("checks", '[{"name": "c1"}]')(db)
+    config = tmp_path / "checks.toml"
+    config.write_text(EXAMPLE.read_text())
+    done = run("watch", "--rpc", "http://127.0.0.1:9", "--config", config, "--store", path)
+    assert_refused(done, path, "check")
