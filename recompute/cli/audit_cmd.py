@@ -128,8 +128,7 @@ def _resume_range(store: Store, text, config_path, first, last, pins, sources):
                                   ("--to", last, params["last"])):
         if given is not None and given != stored:
             raise UsageError(f"{where}: {option} {given} is not the audit's {stored}")
-    for _ in store.segments(with_lines=False):  # every stored segment on the audit's plan,
-        pass  # before a node is asked (its lines are checked as the audit reads them)
+    store.check_segments()  # before a node is asked
     pinned = params["pinned_hash"]
     given = pins.get("block_hash")
     if given is not None and "0x" + given.hex() != pinned:

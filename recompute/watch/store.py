@@ -89,15 +89,22 @@ class Store:
             raise self._error(f"cannot be opened ({exc})") from None
         try:
             if new:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.executescript(f"BEGIN; {_TABLES} INSERT INTO audit VALUES "
-                                      f"('schema', '{SCHEMA}'); COMMIT;")
+                self._create()
             else:
                 self._check_database()
             self.db.execute("PRAGMA synchronous=NORMAL")
         except BaseException:
             self.db.close()
             raise
+
+    def _create(self) -> None:
+        """The tables and the schema version, in one transaction."""
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(f"BEGIN; {_TABLES} INSERT INTO audit VALUES "
+                                  f"('schema', '{SCHEMA}'); COMMIT;")
+        except sqlite3.Error as exc:
+            raise self._error(f"cannot be created ({exc})") from None
 
     @classmethod
     def existing(cls, path: str | Path) -> Store:
@@ -131,6 +138,8 @@ class Store:
             raise self._error("is a directory, not a store file")
         if not path.exists():
             raise self._error("no such file")
+        if not path.is_file():
+            raise self._error("is not a regular file, so not a store")
         try:
             with path.open("rb") as handle:
                 head = handle.read(len(_SQLITE))
@@ -263,6 +272,11 @@ class Store:
             if with_lines and stored != read:
                 raise StoreRecordError(f"{stored - read} stored line(s) belong to no stored "
                                        "segment")
+
+    def check_segments(self) -> int:
+        """Every stored segment checked (on the audit's plan, as many as its progress says),
+        their lines not read (they are checked as an audit reads them); how many there are."""
+        return sum(1 for _ in self.segments(with_lines=False))
 
     def segment_count(self) -> int:
         with self._reading():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import resource
 import shutil
 import sqlite3
@@ -199,11 +200,16 @@ def _directory(path: Path) -> None:
     path.mkdir()
 
 
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)  # reading it would wait for a writer
+
+
 FOREIGN = {
     "a foreign SQLite file": (_foreign_sqlite, "not a recompute store"),
     "a file that is not SQLite": (_not_sqlite, "not a recompute store"),
     "an empty file": (_empty, "empty"),
     "a directory": (_directory, "directory"),
+    "a FIFO": (_fifo, "not a regular file"),
 }
 
 
