@@ -183,7 +183,8 @@ def report_command(store_path: str, as_json: bool) -> None:
     """Print a stored audit's summary, without asking any node."""
     store = Store.existing(store_path)
     try:
-        report, rows = _report(store)
+        with store.snapshot():
+            report, rows = _report(store)
     finally:
         store.close()
     if as_json:

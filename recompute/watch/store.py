@@ -115,6 +115,17 @@ class Store:
 
     # ---- what is opened -----------------------------------------------------------------
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: what is read inside is one state of the file, though an audit
+        may be writing to it meanwhile (the counts a report compares then agree)."""
+        with self._reading():
+            self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("ROLLBACK")
+
     def _error(self, what: str) -> UsageError:
         """One line: a stored value shown in it cannot break it or drive the terminal."""
         shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in what)

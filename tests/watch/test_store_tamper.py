@@ -458,3 +458,24 @@ def test_a_restarted_bot_refuses_a_tampered_store_before_asking_a_node(follow_st
     config.write_text(EXAMPLE.read_text())
     done = run("watch", "--rpc", "http://127.0.0.1:9", "--config", config, "--store", path)
     assert_refused(done, path, "check")
+
+
+def test_a_report_reads_one_state_of_a_store_an_audit_is_writing(stored, tmp_path):
+    """The report's reads share one snapshot: a writer committing meanwhile (here a segment's
+    row replaced) changes nothing it compares (without it, the lines of a segment committed
+    between its segments and its line count read as lines of no segment)."""
+    from recompute.cli.audit_cmd import _report
+    from recompute.watch.store import Store
+
+    path = copy_of(stored, tmp_path)
+    store = Store.existing(path)
+    try:
+        with store.snapshot():
+            assert store.segment_count() == 3
+            with contextlib.closing(sqlite3.connect(path)) as writer, writer:
+                writer.execute("DELETE FROM segments WHERE lo = 64")
+            report, _ = _report(store)
+    finally:
+        store.close()
+    assert report["segments"] == {"planned": 3, "evaluated": 3, "not_merged": []}
+    assert report["blocks"] == 11
