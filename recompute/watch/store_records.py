@@ -26,7 +26,6 @@ MAX_VALUE_BYTES = 4 << 20  # an audit value: the checks of a 1 MiB checks.toml f
 MAX_LINE_BYTES = 16 << 20  # a line as written to stdout (its derived values included)
 MAX_TEXT_BYTES = 4096  # an endpoint, a failure's reason and detail
 HASH_TEXT = 70  # '"0x…", ' in a JSON list of hashes
-MAX_DEPTH = 32  # a line's derived values nest a few levels
 
 _HASH = re.compile(r"0x[0-9a-f]{64}\Z")
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
@@ -53,8 +52,7 @@ def parse(text: object, what: str, max_bytes: int) -> object:
     """A stored JSON text, bounded in size and depth before it is parsed."""
     if not isinstance(text, str):
         raise StoreRecordError(f"{what} is {_kind(text)}, not JSON text")
-    return boundedjson.loads(text, what, StoreRecordError, max_bytes=max_bytes,
-                             max_depth=MAX_DEPTH)
+    return boundedjson.loads(text, what, StoreRecordError, max_bytes=max_bytes)
 
 
 def _kind(value: object) -> str:
