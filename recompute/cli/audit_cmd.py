@@ -16,6 +16,8 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
+from itertools import groupby
 from pathlib import Path
 
 import click
@@ -28,16 +30,12 @@ from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
 from recompute.watch.config import Check
-from recompute.watch.coordinator import (
-    CheckMeta,
-    SegmentedAudit,
-    in_process,
-    line_from_json,
-    summarise,
-)
-from recompute.watch.linking import plan_segments, without_lines
+from recompute.watch.coordinator import SegmentedAudit, in_process, line_from_json, summarise
+from recompute.watch.evaluate import Line
+from recompute.watch.linking import ties_from_top, without_lines
 from recompute.watch.segment import config_hash
 from recompute.watch.store import Store
+from recompute.watch.store_records import CheckMeta, planned_segments
 
 
 def _metas(checks: list[Check]) -> list[dict]:
@@ -138,6 +136,7 @@ def _resume_range(store: Store, text, config_path, first, last, pins, sources):
                                   ("--to", last, params["last"])):
         if given is not None and given != stored:
             raise UsageError(f"{where}: {option} {given} is not the audit's {stored}")
+    store.check_segments()  # before a node is asked
     pinned = params["pinned_hash"]
     given = pins.get("block_hash")
     if given is not None and "0x" + given.hex() != pinned:
@@ -211,15 +210,16 @@ def report_command(store_path: str, as_json: bool, html_path: str | None,
 
 def stored_report(store: Store, files: ReportFiles) -> tuple[dict, list[str], list[str]]:
     """The summary of a stored audit (JSON and rows) and, when asked, its report files (the
-    notes saying where they are)."""
+    notes saying where they are). The store is read in one snapshot."""
     try:
-        report, rows, summary = _report(store, files)
+        with store.snapshot():
+            report, rows, summary = _report(store, files)
+            params = store.params()
     except BaseException:
         files.discard()
         raise
     if not files.wanted:
         return report, rows, []
-    params = store.params()
     facts = AuditFacts(
         title=(f"Audit of blocks {report['first']}..{report['last']}" if report["mode"] ==
                "range" else "Followed blocks"),
@@ -250,52 +250,47 @@ def _anchor_facts(params: dict) -> dict:
 
 def _report(store: Store, files: ReportFiles | None = None
             ) -> tuple[dict, list[str], Summary]:
+    """The summary of a stored audit, read one segment (or block) at a time: memory does not
+    grow with the range, and a range far larger than the store's rows is only counted. The
+    store's values are checked as they are read (recompute.watch.store_records)."""
     params = store.params()
     mode = params.get("mode")
-    try:
-        checks = [CheckMeta.from_json(c) for c in params.get("checks", [])]
-    except ValueError as exc:
-        raise UsageError(f"--store {store.path}: {exc}") from None
-    if mode not in ("range", "follow") or not checks:
-        raise UsageError(f"--store {store.path}: holds no audit")
-    for key, kind in _PARAMS[mode].items():
-        if not isinstance(params.get(key), kind) or isinstance(params.get(key), bool):
-            raise UsageError(f"--store {store.path}: audit value {key!r} is malformed")
-    if mode == "range" and not (0 <= params["first"] <= params["last"]
-                                and params["segment_blocks"] >= 1):
-        raise UsageError(f"--store {store.path}: the audit's range or segment size is malformed")
+    if mode is None:
+        raise UsageError(f"store {store.path}: holds no audit")
+    checks = [CheckMeta.from_json(c) for c in params["checks"]]
+    each = files.add if files is not None else None
+    if files is not None:
+        files.start((c.name, c.healthy) for c in checks)
     out: dict = {"store": str(store.path), "mode": mode, "config_hash": params["config_hash"]}
     head: list[str] = []
     if mode == "range":
-        plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
-        results = {r.lo: without_lines(r) for r in store.segments()}
-        complete = len(results) == len(plan)
+        planned, evaluated = planned_segments(params), store.segment_count()
+        complete = evaluated == planned
         out.update({"first": params["first"], "last": params["last"],
                     "pinned_hash": params["pinned_hash"], "anchor": params["anchor"],
                     "complete": complete,
-                    "segments": {"planned": len(plan), "evaluated": len(results)}})
+                    "segments": {"planned": planned, "evaluated": evaluated}})
         head.append(f"audit: blocks {params['first']}..{params['last']}, pinned "
-                    f"{params['pinned_hash']} ({params['anchor'].get('method')}); "
-                    f"{len(results)} of {len(plan)} segment(s) evaluated")
+                    f"{params['pinned_hash']} ({params['anchor']['method']}); "
+                    f"{evaluated} of {planned} segment(s) evaluated")
         if complete:
-            if files is not None:
-                files.start((c.name, c.healthy) for c in checks)
-            try:
-                summary, ties = summarise(params, checks, results, store.lines,
-                                          files.add if files is not None else None)
-            except (KeyError, ValueError):
-                raise UsageError(f"--store {store.path}: a stored line is malformed") from None
+            ties = list(ties_from_top(params["last"], params["pinned_hash"],
+                                      ((r.lo, r.hi, without_lines(r))
+                                       for r in store.segments(descending=True))))
+            ties.reverse()
+            summary = summarise(params, checks, ties, store.lines, each)
             loose = [{"from": t.lo, "to": t.hi, "reason": t.reason, "detail": t.detail}
                      for t in ties if not t.linked]
             out["segments"]["not_merged"] = loose
             head += [f"segment {x['from']}..{x['to']} not merged ({x['reason']}): "
                      f"{x['detail']}" for x in loose]
         else:
-            summary = _unlinked_summary(checks, store, files)
+            summary = _summary_of(checks, (line for result in store.segments()
+                                           for line in result.lines), each)
             head.append(f"incomplete: segments are not yet tied to the pin; finish with "
                         f"recompute watch --resume --store {store.path} …")
     else:
-        summary = _unlinked_summary(checks, store, files)
+        summary = _summary_of(checks, store.final_lines(), each)
         complete = True
         out["last_final_block"] = params.get("last_final_block")
         out["last_final_hash"] = params.get("last_final_hash")
@@ -309,33 +304,14 @@ def _report(store: Store, files: ReportFiles | None = None
     return out, [*head, *summary.table()], summary
 
 
-# What the report reads of a store's parameters, by mode (the store is the user's file).
-_PARAMS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "range": {"config_hash": str, "first": int, "last": int, "segment_blocks": int,
-              "confirmations": int, "pinned_hash": str, "anchor": dict,
-              "head": (int, type(None))},
-    "follow": {"config_hash": str},
-}
-
-
-def _unlinked_summary(checks: list[CheckMeta], store: Store,
-                      files: ReportFiles | None = None) -> Summary:
+def _summary_of(checks: list[CheckMeta], lines: Iterable[dict],
+                each: Callable[[list[Line]], None] | None = None) -> Summary:
+    """Stored lines (checked, in block order) summed block by block, as they come; ``each`` is
+    handed every block's lines (the report files)."""
     summary = Summary(checks)  # type: ignore[arg-type]
-    if files is not None:
-        files.start((c.name, c.healthy) for c in checks)
-    by_block: dict[int, list] = {}
-    for value in store.all_lines():
-        try:
-            line = line_from_json(value)
-        except (KeyError, ValueError, TypeError):
-            raise UsageError(f"--store {store.path}: a stored line is malformed") from None
-        by_block.setdefault(line.block, []).append(line)
-    for _, lines in sorted(by_block.items()):
-        try:
-            summary.add(lines)
-        except KeyError:
-            raise UsageError(f"--store {store.path}: a stored line names an unknown check"
-                             ) from None
-        if files is not None:
-            files.add(lines)
+    for _, group in groupby(lines, key=lambda value: value["block"]):
+        block = [line_from_json(value) for value in group]
+        summary.add(block)
+        if each is not None:
+            each(block)
     return summary

@@ -20,7 +20,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
 from recompute import __version__
 from recompute.core.anchor import AnchoredBlock
@@ -31,6 +30,7 @@ from recompute.watch.linking import Tie, plan_segments, tie, without_lines
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 from recompute.watch.sink import Sink
 from recompute.watch.store import Store
+from recompute.watch.store_records import CheckMeta
 
 # An executor runs tasks and yields (task, result) as they finish, in any order.
 Executor = Callable[[list[SegmentTask], threading.Event], Iterable[tuple[SegmentTask,
@@ -44,26 +44,6 @@ def in_process(tasks: list[SegmentTask], stop: threading.Event
         if stop.is_set():
             return
         yield task, evaluate_segment(task)
-
-
-@dataclass(frozen=True)
-class CheckMeta:
-    """What the store keeps of a check: enough for the summary and for UNVERIFIABLE lines."""
-
-    name: str
-    healthy: Verdict
-    since: int
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "healthy": self.healthy.value, "since": self.since}
-
-    @classmethod
-    def from_json(cls, value: object) -> CheckMeta:
-        if (not isinstance(value, dict) or not isinstance(value.get("name"), str)
-                or value.get("healthy") not in (Verdict.GOOD.value, Verdict.BAD.value)
-                or not isinstance(value.get("since"), int)):
-            raise ValueError("a stored check is malformed")
-        return cls(value["name"], Verdict(value["healthy"]), value["since"])
 
 
 def line_from_json(value: dict, anchor: dict | None = None) -> Line:
@@ -96,7 +76,7 @@ def line_anchor(params: dict, number: int) -> dict:
     return {"method": anchor["method"], **{k: anchor[k] for k in _SUMMARY_KEYS if k in anchor}}
 
 
-def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
+def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
                 lines_of: Callable[[int, int], list[dict]]
                 ) -> Iterator[tuple[int, list[Line]]]:
     """Every block of the audit with its lines, in block order: a linked segment's own lines
@@ -119,19 +99,17 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
                                     detail=t.detail) for c in checks if number >= c.since]
 
 
-def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult],
+def summarise(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
               lines_of: Callable[[int, int], list[dict]],
-              each: Callable[[list[Line]], None] | None = None) -> tuple[Summary, list[Tie]]:
-    """The audit's summary and ties; ``each`` is handed every block's lines in block order (the
-    report files)."""
-    plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
-    ties = tie(params["last"], params["pinned_hash"], plan, results)
+              each: Callable[[list[Line]], None] | None = None) -> Summary:
+    """The summary of a tied range audit, block by block (one segment's lines at a time);
+    ``each`` is handed every block's lines in block order (the report files)."""
     summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
     for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
         if each is not None:
             each(lines)
-    return summary, ties
+    return summary
 
 
 class SegmentedAudit:

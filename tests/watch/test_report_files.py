@@ -158,13 +158,13 @@ def test_hostile_strings_in_a_store_render_as_text(tmp_path):
     store_path = tmp_path / "hostile.sqlite"
     store = Store(store_path)
     names = [f"evil/{EVIL}", "=HYPERLINK(\"http://127.0.0.1:9\")"]
-    store.put({"mode": "follow", "config_hash": "ab" * 32,
+    store.put({"mode": "follow", "config_hash": "ab" * 32, "confirmations": 2,
                "checks": [{"name": n, "healthy": "VERIFIED-GOOD", "since": 0} for n in names]})
     for number in (5, 6):
         store.record_final([
             {"block": number, "hash": "0x" + f"{number:02x}" * 32, "check": name,
              "verdict": "VERIFIED-BAD", "reason": "predicate-failed", "final": True,
-             "healthy": False, "derived": {"note": EVIL}, "evidence_digest": EVIL,
+             "healthy": False, "derived": {"note": EVIL}, "evidence_digest": "cd" * 32,
              "detail": f"-1+{EVIL}"} for name in names], number, "0x" + f"{number:02x}" * 32)
     store.close()
     page, table = tmp_path / "hostile.html", tmp_path / "hostile.csv"
@@ -233,8 +233,8 @@ def test_one_bad_block_in_a_long_range_stays_in_the_picture():
 
 
 @pytest.mark.parametrize(("table", "key", "value", "said"), [
-    ("audit", "first", '"60"', "audit value 'first' is malformed"),
-    ("lines", "detail", "60", "a stored line is malformed"),
+    ("audit", "first", '"60"', "'first' is a string, not an integer"),
+    ("lines", "detail", "60", "the line of block 60: detail is an integer, not a string"),
 ])
 def test_a_tampered_store_is_one_line_not_a_crash(audited, tmp_path, table, key, value, said):
     import sqlite3
@@ -256,5 +256,5 @@ def test_a_tampered_store_is_one_line_not_a_crash(audited, tmp_path, table, key,
                        (json.dumps(line), int(value)))
     done = run_cli("audit", "report", "--store", store, "--html", tmp_path / "t.html")
     assert done.returncode == 64, done.stderr
-    assert done.stderr.strip().endswith(said) and len(done.stderr.strip().splitlines()) == 1
+    assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "t.html").exists()
