@@ -49,6 +49,12 @@ class RpcProxy:
         self.close()
 
 
+def unchanged(method: str, params: list, reply: dict) -> dict:
+    """A relay that changes nothing: the same node on another port (a quorum's endpoints must
+    be distinct hosts and ports, so the same node under two names is refused)."""
+    return reply
+
+
 def refuse(method_name: str) -> Rewrite:
     """A node that does not serve ``method_name`` (method not found)."""
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import click
 
 from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
-from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
 from recompute.sources.live import LiveSource
@@ -58,7 +58,10 @@ class Chain:
 
     def sources(self, default_timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
         timeout = self.timeout(default_timeout)
-        return [LiveSource(url, timeout=timeout) for url in self.urls()]
+        sources = [LiveSource(url, timeout=timeout) for url in self.urls()]
+        if len(sources) > 1:  # several endpoints count as several only on distinct hosts
+            distinct_endpoints(sources)
+        return sources
 
     def anchor(self) -> AnchoredBlock:
         """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""

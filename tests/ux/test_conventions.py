@@ -15,6 +15,7 @@ import threading
 import pytest
 
 from recompute.devnet.anvil import rpc_call
+from tests.rpcproxy import RpcProxy, unchanged
 
 DEV = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"  # anvil's first funded account
 
@@ -71,8 +72,8 @@ def test_a_tag_is_resolved_by_the_node_and_the_evidence_says_so(run_cli, chain, 
 
 
 def test_a_tag_under_a_quorum_is_decided_by_the_quorum(run_cli, chain):
-    other = chain.url.replace("127.0.0.1", "localhost")  # the same node under two names
-    evidence = _proof(run_cli, "-r", chain.url, "-r", other, "-b", "finalized")
+    with RpcProxy(chain.url, unchanged) as other:  # the same node on another port
+        evidence = _proof(run_cli, "-r", chain.url, "-r", other.url, "-b", "finalized")
     assert evidence["anchor"]["method"] == "quorum"
     assert evidence["anchor"]["tag_decided_by"] == "quorum"
     assert evidence["block"]["hash"] == _block(chain.url, "finalized")["hash"]
