@@ -30,12 +30,16 @@ def relay(chain):
 
 
 class Behind(LiveSource):
-    """Claims its head is 4 blocks older than anvil's (a stale or lying endpoint)."""
+    """Claims its head is ``lag`` blocks older than anvil's (a stale or lying endpoint)."""
+
+    def __init__(self, url, lag=4):
+        super().__init__(url)
+        self.lag = lag
 
     def block_by_number(self, number):
         if number == "latest":
             return super().block_by_number(int(super().block_by_number("latest")["number"], 16)
-                                           - 4)
+                                           - self.lag)
         return super().block_by_number(number)
 
 
@@ -93,6 +97,18 @@ def test_latest_is_the_highest_head_k_endpoints_reach_and_every_head_is_evidence
     assert block.number == head
     assert block.anchor.method == "quorum"
     assert sorted(block.anchor.detail["heads"].values()) == [head, head]
+
+
+def test_latest_is_the_kth_highest_head_when_heads_spread_by_two(chain, relay):
+    # README §Trust model: `--block latest` is the highest head K endpoints have reached;
+    # heads H, H-1, H-2 spread by 2 (not more): accepted
+    head = int(chain.rpc("eth_blockNumber"), 16)
+    with RpcProxy(chain.url, unchanged) as third:
+        sources = [honest(chain), Behind(relay.url, 1), Behind(third.url, 2)]
+        two = anchor_block(sources, block="latest", quorum=2)
+        three = anchor_block(sources, block="latest", quorum=3)
+    assert (two.number, three.number) == (head - 1, head - 2)
+    assert sorted(two.anchor.detail["heads"].values()) == [head - 2, head - 1, head]
 
 
 def test_the_chain_id_is_labelled_the_nodes_word(chain):
