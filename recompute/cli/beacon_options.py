@@ -29,12 +29,26 @@ if TYPE_CHECKING:
 _META = "recompute.light_client"
 
 
+DEFAULT_TIMEOUT = 30.0  # seconds for one answer, node or beacon, unless --rpc-timeout says
+
+
 @dataclass(frozen=True)
 class LightClientRequest:
     beacon: str
     trusted_root: bytes
     network: Network
     store_path: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT  # --rpc-timeout: the beacon client's deadline too
+
+
+def parse_timeout(value: float | None, default: float = DEFAULT_TIMEOUT) -> float:
+    """``--rpc-timeout``: more than 0 and at most an hour; ``default`` when not given."""
+    if value is None:
+        return default
+    if not 0 < value <= 3600:
+        raise UsageError(f"--rpc-timeout {value:g} must be more than 0 and at most 3600 "
+                         "seconds")
+    return value
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value):
@@ -80,8 +94,9 @@ def light_client_request() -> LightClientRequest | None:
         raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you trust)")
     root = parse_hash(given["trusted_root"], "--trusted-root")
     store = given.get("lc_store")
+    timeout = parse_timeout(ctx.params.get("rpc_timeout") if ctx is not None else None)
     return LightClientRequest(beacon, root, parse_network(given.get("lc_network")),
-                              Path(store) if store else None)
+                              Path(store) if store else None, timeout)
 
 
 def parse_network(text: str | None) -> Network:
@@ -152,7 +167,7 @@ class LightClientSession:
 
         self.request = request
         self.clock = clock
-        self.client = BeaconClient(request.beacon)
+        self.client = BeaconClient(request.beacon, timeout=request.timeout)
         self.store: LightClientStore | None = None
 
     def current_slot(self) -> int:
