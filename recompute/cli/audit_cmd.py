@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -37,6 +38,9 @@ from recompute.watch.linking import plan_segments, without_lines
 from recompute.watch.segment import config_hash
 from recompute.watch.store import Store
 
+if TYPE_CHECKING:
+    from recompute.watch.cluster import ClusterTarget
+
 
 def _metas(checks: list[Check]) -> list[dict]:
     return [CheckMeta(c.name, c.healthy, c.since).to_json() for c in checks]
@@ -51,7 +55,8 @@ def _config_text(path: str) -> str:
 
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sources,
                   first: int | None, last: int | None, pins: dict, confirmations: int,
-                  processes: int | None, cluster: str | None, store_path: str | None,
+                  processes: int | None, cluster: ClusterTarget | None,
+                  store_path: str | None,
                   resume: bool, segment_blocks: int, threads: int, sink, stop) -> int:
     """A range audit in segments; the exit code (0/1/2, 130 interrupted)."""
     text = _config_text(config_path)
