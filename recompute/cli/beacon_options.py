@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 
@@ -134,14 +135,7 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
     path = request.store_path
     if path is None or not path.exists():
         return None
-    try:
-        if path.stat().st_size > MAX_STORE_BYTES:
-            raise UsageError(f"--lc-store {path} is larger than {MAX_STORE_BYTES} bytes")
-        document = json.loads(path.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"--lc-store {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--lc-store {path} is not JSON ({exc})") from None
+    document = load_file(path, f"--lc-store {path}", UsageError, max_bytes=MAX_STORE_BYTES)
     return store_from_json(document, request.network, request.trusted_root,
                            f"--lc-store {path}")
 

@@ -11,6 +11,7 @@ import pytest
 
 from recompute.data import VECTORS
 from recompute.vectors import dumps, verify_file
+from tests.mutations import DELETE, JUNK, at, mutated, places
 from tests.soundness.test_vectors_check import run
 
 PURE = "pure/amm-jcs-row-1.json"
@@ -61,46 +62,7 @@ def test_a_proof_entry_of_the_wrong_shape_names_its_place(tmp_path):
 # ---- any one-field mutation: a result naming the field, or the file's own result ------------
 
 
-def _paths(node, prefix=()):
-    items = node.items() if isinstance(node, dict) else enumerate(node)
-    for key, value in items:
-        here = (*prefix, key)
-        yield here
-        if isinstance(value, dict | list) and len(here) < 3:
-            yield from _paths(value, here)
-
-
-def _deep(levels: int):
-    value: object = "x"
-    for _ in range(levels):
-        value = [value]
-    return value
-
-
-def _mutated(original: dict, place: tuple, value) -> dict:
-    """A copy of ``original`` with the field at ``place`` deleted or set to ``value``."""
-    vector = json.loads(json.dumps(original))
-    node = vector
-    for key in place[:-1]:
-        node = node[key]
-    if value == "DELETE":
-        del node[place[-1]]
-    else:
-        node[place[-1]] = value
-    return vector
-
-
 LABELS = {("description",), ("name",), ("layout", "name"), ("chain_id",)}
-
-
-def _at(node, place):
-    for key in place:
-        node = node[key]
-    return node
-
-
-JUNK = [None, True, 7, -1, 10**40, 1.5, "", "x" * 100_000, [], ["x"], {}, {"a": 1},
-        list(range(20_000)), _deep(70), _deep(20)]
 
 
 @pytest.mark.parametrize("source", [PURE, PROOF, STEP])
@@ -110,13 +72,13 @@ def test_any_single_field_mutation_names_the_field_or_keeps_the_result(tmp_path_
     from hypothesis import strategies as st
 
     original = json.loads((VECTORS / source).read_text())
-    places = sorted(_paths(original), key=str)
+    fields = sorted(places(original), key=str)
 
     @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow],
               database=None)
-    @given(place=st.sampled_from(places), value=st.sampled_from([*JUNK, "DELETE"]))
+    @given(place=st.sampled_from(fields), value=st.sampled_from(JUNK))
     def check(place, value):
-        vector = _mutated(original, place, value)
+        vector = mutated(original, place, value)
         path = tmp_path_factory.mktemp("m") / "m.json"
         path.write_text(json.dumps(vector))
         result = verify_file(path)
@@ -125,9 +87,9 @@ def test_any_single_field_mutation_names_the_field_or_keeps_the_result(tmp_path_
             # only an immaterial change passes: a label (the description, the names, the chain
             # id: no proof commits to it) given a value of its type, or something expected
             # dropped (suite.json pins a vector's bytes against that)
-            assert place in LABELS and type(value) is type(_at(original, place)) \
-                or place[:1] == ("expected",) and value == "DELETE" \
-                or value == "DELETE" and _at(original, place) in ([], {}) \
+            assert place in LABELS and type(value) is type(at(original, place)) \
+                or place[:1] == ("expected",) and value == DELETE \
+                or value == DELETE and at(original, place) in ([], {}) \
                 or vector == original, (place, value)
             return
         detail = result.detail
@@ -142,9 +104,9 @@ def test_any_single_field_mutation_names_the_field_or_keeps_the_result(tmp_path_
 
 def test_a_mutated_vector_never_exits_70(capsys, tmp_path):
     original = json.loads((VECTORS / PROOF).read_text())
-    for place in sorted(_paths(original), key=str)[:40]:
-        for value in (["x"], {}, None, "DELETE"):
-            path = _write(tmp_path, _mutated(original, place, value))
+    for place in sorted(places(original), key=str)[:40]:
+        for value in (["x"], {}, None, DELETE):
+            path = _write(tmp_path, mutated(original, place, value))
             code, _, err = run(capsys, "vectors", "verify", str(path))
             assert code in (0, 1) and "internal error" not in err, (place, value, err)
 
