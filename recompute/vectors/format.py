@@ -19,7 +19,12 @@ SUITE_PROFILE = "recompute-vectors.v1"
 
 
 def sha256_file(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The sha256 of a pinned file, read in chunks (a huge file costs time, not memory)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def dumps(vector: dict) -> str:

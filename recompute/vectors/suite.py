@@ -63,10 +63,15 @@ def read_suite(path: Path) -> Suite:
     pinned = list(listed) + ([suite["spec"]] if "spec" in suite else [])
     for entry in pinned:
         file = base / entry["path"]
-        if not file.is_file():
+        try:
+            digest = sha256_file(file) if file.is_file() else None
+        except OSError as exc:
+            problems.append(f"{entry['path']}: cannot read ({exc.strerror or exc})")
+            continue
+        if digest is None:
             problems.append(f"{entry['path']}: missing")
-        elif sha256_file(file) != entry["sha256"]:
-            problems.append(f"{entry['path']}: sha256 {sha256_file(file)} is not the pinned "
+        elif digest != entry["sha256"]:
+            problems.append(f"{entry['path']}: sha256 {digest} is not the pinned "
                             f"{entry['sha256']}")
     return Suite(path, [base / e["path"] for e in listed], str(suite.get("profile", "")),
                  problems)
