@@ -190,3 +190,19 @@ def run_watch(capsys, *extra: str) -> tuple[int, str]:
 def test_an_untrusted_cluster_is_refused_before_any_connection(capsys, extra, needle):
     code, err = run_watch(capsys, *extra)
     assert code == 64 and needle in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_tls_files_may_come_from_dasks_own_configuration(tls_cluster):
+    import dask
+
+    from recompute.watch.cluster import DaskExecutor, cluster_target
+
+    address, files = tls_cluster
+    with dask.config.set({"distributed.comm.tls.ca-file": str(files["ca"]),
+                          "distributed.comm.tls.client.cert": str(files["cert"]),
+                          "distributed.comm.tls.client.key": str(files["key"])}):
+        executor = DaskExecutor(cluster=cluster_target(address))
+        try:
+            assert executor.client.scheduler_info()["address"] == address
+        finally:
+            executor.close()
