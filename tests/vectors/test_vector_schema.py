@@ -141,3 +141,18 @@ def test_a_malformed_peer_vector_names_the_field(capsys, tmp_path):
     assert code == 1
     assert 'field "vectors[0].log[0].amount": expected a decimal integer in a string, got a list' \
         in out
+
+
+def test_any_single_field_mutation_of_the_peer_vectors_is_results_or_one_line(tmp_path):
+    from recompute.vectors.suite import PROFILE_HANDLERS
+    from tests.core.test_file_schemas import holds
+
+    peer = VECTORS / "recompute-kit" / "aggregate-budget-v0" / "aggregate-budget-v0.vectors.json"
+    handler = PROFILE_HANDLERS["aggregate_budget.v0"]
+
+    def read(document):
+        path = tmp_path / "peer.json"
+        path.write_text(json.dumps(document))
+        assert all(result.passed in (True, False) for result in handler(path))
+
+    holds(json.loads(peer.read_text()), 4, read, "nested deeper")
