@@ -218,8 +218,8 @@ def check(document: Any, shape: Shape, what: str,
 def _got(value: Any) -> str:
     if isinstance(value, str):
         return f"{value[:40]!r}" + ("…" if len(value) > 40 else "")
-    if isinstance(value, bool | int) and not isinstance(value, bool) and abs(value) >= 1 << 64:
-        return f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1 << 64:
+        return f"an integer of {value.bit_length()} bits"  # str() of a huge one may raise
     if isinstance(value, bool | int | float) or value is None:
         return repr(value) if value is not None else "null"
     return kind_of(value)

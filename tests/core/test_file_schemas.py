@@ -176,3 +176,15 @@ def test_a_layout_name_that_cannot_be_a_file_is_one_line():
         load_layout(Path("a\x00b.json"))
 
 
+
+
+@pytest.mark.parametrize("value,got", [
+    (10**5000, "got an integer of 16610 bits"), ("a\nb", "got 'a\\nb'"), (["x"], "got a list"),
+    (None, "got null"), ({"k": 1}, "got an object"), (1.5, "got 1.5"),
+])
+def test_a_wrong_value_is_described_on_one_line(value, got):
+    from recompute.core.schema import Integer, Record, check
+
+    with pytest.raises(UsageError) as caught:
+        check({"n": value}, Record({"n": Integer()}), "f.json")
+    assert str(caught.value) == f'f.json: field "n": expected an integer from 0 to 2**64 - 1, {got}'
