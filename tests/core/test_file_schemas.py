@@ -181,7 +181,7 @@ def test_a_layout_name_that_cannot_be_a_file_is_one_line():
 @pytest.mark.parametrize("value,got", [
     (10**5000, "got an integer of 16610 bits"), ("a\nb", "got 'a\\nb'"), (["x"], "got a list"),
     (None, "got null"), ({"k": 1}, "got an object"), (1.5, "got 1.5"),
-])
+], ids=["huge", "newline", "list", "null", "object", "float"])
 def test_a_wrong_value_is_described_on_one_line(value, got):
     from recompute.core.schema import Integer, Record, check
 
