@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from itertools import groupby
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -37,6 +38,9 @@ from recompute.watch.segment import config_hash
 from recompute.watch.store import Store
 from recompute.watch.store_records import CheckMeta, planned_segments
 
+if TYPE_CHECKING:
+    from recompute.watch.cluster import ClusterTarget
+
 
 def _metas(checks: list[Check]) -> list[dict]:
     return [CheckMeta(c.name, c.healthy, c.since).to_json() for c in checks]
@@ -51,7 +55,8 @@ def _config_text(path: str) -> str:
 
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sources,
                   first: int | None, last: int | None, pins: dict, confirmations: int,
-                  processes: int | None, cluster: str | None, store_path: str | None,
+                  processes: int | None, cluster: ClusterTarget | None,
+                  store_path: str | None,
                   resume: bool, segment_blocks: int, threads: int, sink, stop,
                   files: ReportFiles | None = None) -> int:
     """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 
@@ -29,12 +30,26 @@ if TYPE_CHECKING:
 _META = "recompute.light_client"
 
 
+DEFAULT_TIMEOUT = 30.0  # seconds for one answer, node or beacon, unless --rpc-timeout says
+
+
 @dataclass(frozen=True)
 class LightClientRequest:
     beacon: str
     trusted_root: bytes
     network: Network
     store_path: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT  # --rpc-timeout: the beacon client's deadline too
+
+
+def parse_timeout(value: float | None, default: float = DEFAULT_TIMEOUT) -> float:
+    """``--rpc-timeout``: more than 0 and at most an hour; ``default`` when not given."""
+    if value is None:
+        return default
+    if not 0 < value <= 3600:
+        raise UsageError(f"--rpc-timeout {value:g} must be more than 0 and at most 3600 "
+                         "seconds")
+    return value
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value):
@@ -80,8 +95,9 @@ def light_client_request() -> LightClientRequest | None:
         raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you trust)")
     root = parse_hash(given["trusted_root"], "--trusted-root")
     store = given.get("lc_store")
+    timeout = parse_timeout(ctx.params.get("rpc_timeout") if ctx is not None else None)
     return LightClientRequest(beacon, root, parse_network(given.get("lc_network")),
-                              Path(store) if store else None)
+                              Path(store) if store else None, timeout)
 
 
 def parse_network(text: str | None) -> Network:
@@ -119,14 +135,7 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
     path = request.store_path
     if path is None or not path.exists():
         return None
-    try:
-        if path.stat().st_size > MAX_STORE_BYTES:
-            raise UsageError(f"--lc-store {path} is larger than {MAX_STORE_BYTES} bytes")
-        document = json.loads(path.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"--lc-store {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--lc-store {path} is not JSON ({exc})") from None
+    document = load_file(path, f"--lc-store {path}", UsageError, max_bytes=MAX_STORE_BYTES)
     return store_from_json(document, request.network, request.trusted_root,
                            f"--lc-store {path}")
 
@@ -152,7 +161,7 @@ class LightClientSession:
 
         self.request = request
         self.clock = clock
-        self.client = BeaconClient(request.beacon)
+        self.client = BeaconClient(request.beacon, timeout=request.timeout)
         self.store: LightClientStore | None = None
 
     def current_slot(self) -> int:

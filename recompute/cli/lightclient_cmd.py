@@ -39,8 +39,10 @@ def _header_json(header: ExecutionHeader) -> dict:
 
 @lightclient_group.command("sync")
 @beacon_options
+@click.option("--rpc-timeout", type=float, metavar="SECONDS",
+              help="How long to wait for one answer of the beacon node (default 30).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def sync_command(as_json):
+def sync_command(rpc_timeout, as_json):
     """Sync from --trusted-root and print the authenticated execution headers."""
     request = light_client_request()
     if request is None:

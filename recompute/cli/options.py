@@ -14,14 +14,19 @@ from dataclasses import dataclass, replace
 
 import click
 
-from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
-from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.cli.beacon_options import (
+    DEFAULT_TIMEOUT,
+    beacon_options,
+    light_client_anchor,
+    light_client_request,
+    parse_timeout,
+)
+from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
 from recompute.sources.live import LiveSource
 
 ENV_RPC = "ETH_RPC_URL"
-DEFAULT_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -49,16 +54,14 @@ class Chain:
                          "e.g. http://127.0.0.1:8545)")
 
     def timeout(self, default: float = DEFAULT_TIMEOUT) -> float:
-        if self.rpc_timeout is None:
-            return default
-        if not 0 < self.rpc_timeout <= 3600:
-            raise UsageError(f"--rpc-timeout {self.rpc_timeout:g} must be more than 0 and at "
-                             "most 3600 seconds")
-        return self.rpc_timeout
+        return parse_timeout(self.rpc_timeout, default)
 
     def sources(self, default_timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
         timeout = self.timeout(default_timeout)
-        return [LiveSource(url, timeout=timeout) for url in self.urls()]
+        sources = [LiveSource(url, timeout=timeout) for url in self.urls()]
+        if len(sources) > 1:  # several endpoints count as several only on distinct hosts
+            distinct_endpoints(sources)
+        return sources
 
     def anchor(self) -> AnchoredBlock:
         """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""

@@ -92,7 +92,17 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--processes", type=int, metavar="P",
               help="Range mode: segments on a local Dask cluster of P worker processes.")
 @click.option("--cluster", metavar="URL",
-              help="Range mode: segments on a running Dask scheduler (tcp://HOST:8786).")
+              help="Range mode: segments on a running Dask scheduler: tls://HOST:PORT, or "
+                   "tcp://127.0.0.1:PORT on this machine (docs/watch.md).")
+@click.option("--cluster-ca", metavar="FILE",
+              help="--cluster tls://: the CA certificate the scheduler's must chain to.")
+@click.option("--cluster-cert", metavar="FILE",
+              help="--cluster tls://: this client's certificate (PEM).")
+@click.option("--cluster-key", metavar="FILE",
+              help="--cluster tls://: this client's private key (PEM).")
+@click.option("--insecure-cluster", is_flag=True,
+              help="Allow --cluster tcp:// to another machine: unauthenticated pickle, for a "
+                   "network you trust.")
 @click.option("--store", "store_path", metavar="PATH",
               help="SQLite evidence store: every line, every segment's links, the parameters.")
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
@@ -103,9 +113,10 @@ def _block_number(text: str | None, option: str) -> int | None:
 @beacon_options
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
-                  workers, processes, cluster, store_path, resume, segment_blocks, html_path,
-                  csv_path):
+                  workers, processes, cluster, cluster_ca, cluster_cert, cluster_key,
+                  insecure_cluster, store_path, resume, segment_blocks, html_path, csv_path):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
+    target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
     checks = load_config(config_path)
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
     _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
@@ -161,7 +172,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                 checks=checks, config_path=config_path, rpcs=list(chain.urls()), sources=sources,
                 first=first, last=last, confirmations=confirmations, processes=processes,
                 pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
-                cluster=cluster, store_path=store_path, resume=resume,
+                cluster=target, store_path=store_path, resume=resume,
                 segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
                 files=files)
         else:
@@ -298,6 +309,21 @@ def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop,
         for note in files.finish(facts, summary):
             sink.note(note)
     return summary.exit_code()
+
+
+def _cluster_target(cluster, insecure, ca, cert, key):
+    """--cluster and its security options, checked before anything is asked of anyone."""
+    if cluster is None:
+        named = [name for name, value in (("--cluster-ca", ca), ("--cluster-cert", cert),
+                                          ("--cluster-key", key),
+                                          ("--insecure-cluster", insecure or None))
+                 if value is not None]
+        if named:
+            raise UsageError(f"{named[0]} goes with --cluster URL")
+        return None
+    from recompute.watch.cluster import cluster_target
+
+    return cluster_target(cluster, insecure=insecure, ca=ca, cert=cert, key=key)
 
 
 def _check_distributed(processes, cluster, store_path, resume, segment_blocks, last) -> bool:

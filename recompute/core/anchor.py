@@ -136,6 +136,28 @@ def endpoint(source: ProofSource) -> str:
     return getattr(source, "endpoint", source.label)
 
 
+def distinct_endpoints(sources: Sequence[ProofSource]) -> None:
+    """A quorum counts distinct hosts: two endpoints with one normalised URL, or whose hosts
+    resolve to one address and port (``localhost`` and ``127.0.0.1``, two names of one
+    machine), are one UsageError line naming both. A source without a URL (a recorded one) is
+    told apart by its label."""
+    names = [endpoint(source) for source in sources]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
+    seen: dict[tuple[str, int], str] = {}
+    for source in sources:
+        resolve = getattr(source, "addresses", None)  # a live source: its host resolved
+        if resolve is None:
+            continue
+        for place in sorted(resolve()):
+            other = seen.setdefault(place, source.label)
+            if other != source.label:
+                raise UsageError(f"--rpc {other} and --rpc {source.label} are one endpoint "
+                                 f"({place[0]} port {place[1]}): a quorum counts distinct "
+                                 "hosts; give endpoints of other machines")
+
+
 def by_block_hash(
     sources: Sequence[ProofSource], pinned: bytes, number: BlockRef | None = None
 ) -> AnchoredBlock:
@@ -332,10 +354,7 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
     evidence. A quorum of 1 trusts whichever endpoint answers: it is labelled ``single-rpc``."""
     if not 1 <= quorum <= len(sources):
         raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
-    names = [endpoint(source) for source in sources]
-    if len(set(names)) != len(names):
-        twice = next(name for name in names if names.count(name) > 1)
-        raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
+    distinct_endpoints(sources)
     detail: dict[str, Any] = {}
     if isinstance(number, str):  # a tag: latest, safe, finalized, earliest
         number, detail["heads"] = _quorum_tag(sources, quorum, number)

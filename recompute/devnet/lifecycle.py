@@ -16,7 +16,9 @@ import sys
 import time
 from pathlib import Path
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import RecomputeError, UsageError
+from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
 from recompute.lightclient.params import DEVNET
@@ -53,16 +55,36 @@ def running_pid(state_dir: Path) -> int | None:
     return pid if _pid_alive(pid) else None
 
 
+_HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
+_LINE = Text(r"[^\x00-\x1f\x7f]{0,2000}", "one line of text")  # printed by `devnet up`
+# What the commands read of a manifest (recompute/devnet/build.py writes it); a history's own
+# section (amm, meters, swarm) is its builder's business and stays open.
+MANIFEST_SHAPE = Record(
+    {"format": Text(choices=(MANIFEST_FORMAT,)),
+     "rpc": Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "the devnet's http://127.0.0.1:PORT"),
+     "chain_id": Integer(0, 1 << 64),
+     "contracts": MapOf(Text(r"0x[0-9a-fA-F]{40}", "a 0x address"), key=_LINE),
+     "moments": MapOf(Record({"number": Integer(0, 1 << 64), "hash": _HASH},
+                             {"about": Record({"recipe": _LINE, "verdict": _LINE,
+                                               "text": _LINE}, open=True)}, open=True),
+                      key=_LINE)},
+    {"port": Integer(1, 1 << 16), "genesis_timestamp": Integer(0, 1 << 64),
+     "accounts": ListOf(Text(r"0x[0-9a-fA-F]{40}", "a 0x address")), "state_dir": Text(),
+     "beacon": Record({"url": Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL"),
+                       "trusted_root": _HASH}, open=True)},
+    open=True)
+MAX_MANIFEST_BYTES = 16 << 20
+
+
 def read_manifest(state_dir: Path) -> dict:
+    """The manifest.json of a state dir: bounded, and every field the commands read checked for
+    its type (one UsageError line naming the field)."""
     path = state_dir / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"no devnet manifest in {state_dir}: run `recompute devnet up`") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise UsageError(f"{path} is not a {MANIFEST_FORMAT} manifest")
+    if not path.exists():
+        raise UsageError(f"no devnet manifest in {state_dir}: run `recompute devnet up`")
+    manifest = load_file(path, f"devnet manifest {path}", UsageError,
+                         max_bytes=MAX_MANIFEST_BYTES)
+    check(manifest, MANIFEST_SHAPE, f"devnet manifest {path}")
     return manifest
 
 

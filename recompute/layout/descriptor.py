@@ -319,11 +319,12 @@ def load_layout(name_or_path: str | Path) -> Layout:
     if not is_name:
         path = Path(text)
         return parse_descriptor(_read_json(path), str(path))
+    known = bundled_layouts()
+    if text not in known:  # a name is looked up, never made a path (too long, a NUL: no OSError)
+        raise UsageError(f"no bundled layout {text[:100]!r} (bundled: "
+                         f"{', '.join(known) or 'none'}); give a descriptor file as a path "
+                         "(with a / or ending .json)")
     bundled = LAYOUTS / f"{text}.json"
-    if text in ("schema", "sources") or not bundled.is_file():
-        names = ", ".join(bundled_layouts()) or "none"
-        raise UsageError(f"no bundled layout {text!r} (bundled: {names}); give a descriptor "
-                         "file as a path (with a / or ending .json)")
     return parse_descriptor(_read_json(bundled), f"bundled layout {text}")
 
 

@@ -571,4 +571,12 @@ def _restore_failed(record: dict, checks: dict, root_at_restored: bytes,
 
 
 def _load_document(path: Path):
-    return load_file(path, str(path), UsageError)
+    """A layer document file: bounded JSON that JCS can canonicalise (I-JSON numbers, RFC 8785
+    §3.2.2.3), or one UsageError line naming the file."""
+    document = load_file(path, str(path), UsageError)
+    try:
+        jcs(document)
+    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        raise UsageError(f"{path}: JCS (RFC 8785) cannot canonicalise it: "
+                         f"{' '.join(str(exc).split())[:120]}") from None
+    return document

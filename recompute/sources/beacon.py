@@ -220,7 +220,7 @@ class BeaconClient:
                 raise self._late(where) from None
             raise
         except Exception as error:  # requests' and urllib3's transport errors, OSError
-            if watch.expired:
+            if watch.expired or isinstance(error, requests.Timeout | socket.timeout):
                 raise self._late(where) from None
             raise Unverifiable("rpc-unreachable", one_line(
                 f"{where} did not answer: {type(error).__name__}; check the URL and that the "

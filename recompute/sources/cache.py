@@ -53,6 +53,7 @@ class SharedSource:
         self.live = live
         self.label = live.label
         self.endpoint = live.endpoint
+        self.addresses = live.addresses
         self._lock = threading.Lock()
         self._proofs: _Lru = _Lru(_PROOF_BLOCKS)  # block hash -> {address: _Account}
         self._headers: _Lru = _Lru(_HEADERS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from recompute.core.errors import malformed
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.source import BlockRef
-from recompute.sources.rpc import RpcClient, normalise_url
+from recompute.sources.rpc import RpcClient, endpoint_addresses, normalise_url
 
 
 class LiveSource:
@@ -29,6 +29,11 @@ class LiveSource:
     @property
     def calls(self) -> int:
         return self.client.calls
+
+    def addresses(self) -> frozenset[tuple[str, int]]:
+        """The (address, port) pairs this endpoint's host resolves to (a quorum's hosts must
+        differ: :func:`recompute.core.anchor.distinct_endpoints`)."""
+        return endpoint_addresses(self.client.url)
 
     def chain_id(self) -> int:
         if self._chain_id is None:

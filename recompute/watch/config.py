@@ -82,6 +82,14 @@ def load_config(path: str | Path) -> list[Check]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not UTF-8 text (is it a TOML file?)") from None
+    return parse_config_text(text, path)
+
+
+def parse_config_text(text: str, path: Path) -> list[Check]:
+    """A checks.toml's text (from the file, or as a segment task carries it): bounded in size
+    and nesting before TOML parses it, then every field checked."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_CONFIG_BYTES:
+        raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
     if nesting_depth(text) > MAX_DEPTH:
         raise UsageError(f"{path}: nests deeper than {MAX_DEPTH} levels")
     try:

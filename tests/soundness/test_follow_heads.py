@@ -26,6 +26,7 @@ from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
+from tests.rpcproxy import RpcProxy, unchanged
 
 YEAR = 365 * 86400
 
@@ -35,6 +36,14 @@ def chain(module_anvil):
     w3 = connect(module_anvil.url)
     meter = deploy(w3, "AggregateBudgetMeter")
     return module_anvil, meter.address
+
+
+@pytest.fixture(scope="module")
+def relay(chain):
+    """The same node on another port: a second endpoint of a quorum (two names of one host
+    would be refused)."""
+    with RpcProxy(chain[0].url, unchanged) as proxy:
+        yield proxy.url
 
 
 def _checks(address: str) -> list[Check]:
@@ -113,7 +122,7 @@ def test_a_child_earlier_than_its_parent_gets_no_verdict(chain, changes):
     assert "earlier than its parent" in err
 
 
-def test_with_a_quorum_a_forged_head_gets_no_line(chain):
+def test_with_a_quorum_a_forged_head_gets_no_line(chain, relay):
     node, address = chain
     head = node.rpc("eth_getBlockByNumber", "latest", False)
 
@@ -121,7 +130,7 @@ def test_with_a_quorum_a_forged_head_gets_no_line(chain):
         changes = {"timestamp": int(head["timestamp"], 16) + YEAR,
                    "receipts_root": EMPTY_TRIE_ROOT}
 
-    liar, honest = Liar(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    liar, honest = Liar(node.url), LiveSource(relay)
     number = int(head["number"], 16)
 
     def confirm(block):
@@ -140,7 +149,7 @@ def test_with_a_quorum_a_forged_head_gets_no_line(chain):
     assert [(line["block"], line["hash"]) for line in lines][1:] == [(number + 1, real)]
 
 
-def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
+def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain, relay):
     node, address = chain
     node.rpc("evm_mine")
     head = node.rpc("eth_getBlockByNumber", "latest", False)
@@ -153,7 +162,7 @@ def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
                 return _forged_child(parent, timestamp=int(head["timestamp"], 16) + YEAR)
             return super().block_by_number(ref)
 
-    liar, honest = Sibling(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    liar, honest = Sibling(node.url), LiveSource(relay)
 
     def confirm(block):
         return confirm_by_quorum(block, [s for s in (liar, honest) if s is not block.source], 2)
@@ -166,10 +175,10 @@ def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
                            and line["reason"] == "anchor-disagreement" for line in awaited)
 
 
-def test_every_line_carries_its_anchor_and_confirmed_heads_say_by_whom(chain):
+def test_every_line_carries_its_anchor_and_confirmed_heads_say_by_whom(chain, relay):
     node, address = chain
     first = int(node.rpc("eth_blockNumber"), 16)
-    one, two = LiveSource(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    one, two = LiveSource(node.url), LiveSource(relay)
 
     def confirm(block):
         return confirm_by_quorum(block, [s for s in (one, two) if s is not block.source], 2)
