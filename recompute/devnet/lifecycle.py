@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,6 +25,11 @@ from recompute.lightclient.params import DEVNET
 BEACON_START_TIMEOUT = 60.0
 
 DEFAULT_STATE_DIR = Path(".devnet")
+
+# Where the documentation's commands expect the devnet: the JSON-RPC port every Ethereum tool
+# defaults to, and the beacon API port of the consensus clients (Lighthouse's default).
+DEFAULT_PORT = 8545
+DEFAULT_BEACON_PORT = 5052
 
 
 class DevnetError(RecomputeError):
@@ -66,9 +72,23 @@ def read_manifest(state_dir: Path) -> dict:
     return manifest
 
 
+def port_is_free(port: int) -> bool:
+    """True when nothing listens on 127.0.0.1:``port`` and we may bind it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as anvil binds
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
-       fresh: bool = False) -> tuple[dict, bool]:
-    """Start the devnet (or find it running); returns ``(manifest, started_now)``."""
+       fresh: bool = False, preferred_port: int | None = None) -> tuple[dict, bool]:
+    """Start the devnet (or find it running); returns ``(manifest, started_now)``.
+
+    ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
+    is free, else any free port."""
     state_dir = Path(state_dir)
     pid = running_pid(state_dir)
     if pid is not None:
@@ -80,10 +100,18 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
         port = read_manifest(state_dir).get("port")
-    node = Anvil(port=port, timestamp=DEVNET_GENESIS_TIMESTAMP, state_path=state_file,
-                 log_path=state_dir / "anvil.log", detach=True)
+    preferred = (port is None and preferred_port is not None
+                 and port_is_free(preferred_port))
+    node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
+                 state_path=state_file, log_path=state_dir / "anvil.log", detach=True)
     try:
-        node.start()
+        try:
+            node.start()
+        except RuntimeError:
+            if not preferred:
+                raise
+            node.port = None  # taken between the check and anvil's bind: any free port
+            node.start()
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
     (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
@@ -120,8 +148,8 @@ def start_beacon(state_dir: Path, rpc: str) -> dict:
     with open(state_dir / "beacon.log", "ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "recompute.devnet.beacon_serve", "--rpc", rpc, "--out",
-             str(out)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
-            start_new_session=True)
+             str(out), "--prefer-port", str(DEFAULT_BEACON_PORT)],
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
     (state_dir / "beacon.pid").write_text(f"{process.pid}\n")
     deadline = time.monotonic() + BEACON_START_TIMEOUT
     while not out.is_file():

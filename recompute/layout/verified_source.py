@@ -176,6 +176,9 @@ def load_sourcify(folder: Path) -> VerifiedSource:
     version, commit = parse_version((meta.get("compiler") or {}).get("version"),
                                     f"{origin}/metadata.json")
     raw_settings = meta.get("settings")
+    if isinstance(raw_settings, dict) and raw_settings.get("libraries"):
+        raw_settings = {**raw_settings,
+                        "libraries": _metadata_libraries(raw_settings["libraries"], origin)}
     settings = _settings(raw_settings if raw_settings is not None else {}, origin)
     target = (raw_settings or {}).get("compilationTarget")
     if not isinstance(target, dict) or len(target) != 1:
@@ -204,6 +207,22 @@ def load_sourcify(folder: Path) -> VerifiedSource:
                          "sources")
     return VerifiedSource("sourcify", version, commit, _check_sources(sources, origin), settings,
                           (target_path, str(target_name)), origin)
+
+
+def _metadata_libraries(flat: Any, origin: str) -> dict[str, dict[str, str]]:
+    """solc metadata's ``settings.libraries`` is flat, ``{"path:Name": address}`` (or
+    ``{"Name": address}`` from old compilers); standard-JSON input wants ``{path: {Name:
+    address}}``."""
+    if not isinstance(flat, dict):
+        raise UsageError(f"{origin}/metadata.json: settings.libraries is not an object")
+    out: dict[str, dict[str, str]] = {}
+    for key, address in flat.items():
+        if not isinstance(address, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", address):
+            raise UsageError(f"{origin}/metadata.json: library {str(key)[:60]!r} has no address "
+                             f"(0x and 40 hex digits), got {str(address)[:50]!r}")
+        path, _, name = str(key).rpartition(":")
+        out.setdefault(path, {})[name] = address
+    return out
 
 
 # ---- Etherscan ------------------------------------------------------------------------------

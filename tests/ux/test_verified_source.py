@@ -157,6 +157,29 @@ def test_sourcify_folder_equals_solcs_own_layout(compiled, run_cli, tmp_path, ve
                                         "target": "src/Vault.sol:Vault"}
 
 
+def test_sourcify_metadata_with_libraries(compiled, run_cli, tmp_path):
+    """solc metadata names linked libraries flat, {"path:Name": address}; standard JSON wants
+    {path: {Name: address}} (solc: "Library entry is not a JSON object" otherwise). Libraries
+    change the bytecode, never the storage layout: the import equals solc's layout."""
+    metadata = json.loads(compiled["0.8.37"]["metadata"])
+    metadata["settings"]["libraries"] = {
+        "src/Base.sol:Maths": "0x" + "ab" * 20, "lib/Types.sol:Codec": "0x" + "cd" * 20}
+    folder = _sourcify_folder(tmp_path, json.dumps(metadata))
+    result, descriptor = _import(run_cli, tmp_path, folder)
+    assert result.returncode == 0, result.stderr
+    _same_layout(descriptor, compiled["0.8.37"]["layout"])
+
+
+def test_sourcify_library_without_an_address_is_one_line(compiled, run_cli, tmp_path):
+    metadata = json.loads(compiled["0.8.37"]["metadata"])
+    metadata["settings"]["libraries"] = {"src/Base.sol:Maths": {"nested": "object"}}
+    folder = _sourcify_folder(tmp_path, json.dumps(metadata))
+    result, _ = _import(run_cli, tmp_path, folder)
+    assert result.returncode == 64
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "library 'src/Base.sol:Maths' has no address" in result.stderr
+
+
 def _etherscan(tmp_path: Path, source_code: str, version: str, full: str, **fields) -> Path:
     settings = _settings(version)
     entry = {"SourceCode": source_code, "ABI": "[]", "ContractName": "Vault",
