@@ -311,3 +311,25 @@ def test_keccak_of_sources_is_what_the_metadata_says(compiled):
     metadata = json.loads(compiled["0.8.26"]["metadata"])
     for path, text in SOURCES.items():
         assert metadata["sources"][path]["keccak256"] == "0x" + keccak256(text.encode()).hex()
+
+
+def _shape(descriptor: dict) -> list[tuple]:
+    """Each variable's name, slot, offset and type as solc labels it (solc's astIds and the
+    type ids made of them differ with the set of sources compiled together)."""
+    types = descriptor["types"]
+    return [(v["label"], v["slot"], v["offset"], types[v["type"]]["label"],
+             types[v["type"]]["numberOfBytes"]) for v in descriptor["storage"]]
+
+
+@pytest.mark.parametrize("example,bundled", [
+    ("sourcify/31337/0x5FbDB2315678afecb367f032d93F642f64180aa3", "amm-registry"),
+    ("etherscan/ReservedConfirmedMeter.json", "meter-reserved-confirmed")])
+def test_the_shipped_examples_import_to_the_bundled_layouts(run_cli, tmp_path, example, bundled):
+    """examples/ holds a Sourcify folder and an Etherscan answer of devnet contracts (made by
+    examples/verified/make.py); each imports to the layout the repository bundles for that
+    contract (solc's storageLayout from contracts/artifacts)."""
+    result, descriptor = _import(run_cli, tmp_path, REPO_ROOT / "examples" / example)
+    assert result.returncode == 0, result.stderr
+    expected = json.loads((REPO_ROOT / "layouts" / f"{bundled}.json").read_text())
+    assert descriptor["contract"] == expected["contract"]
+    assert _shape(descriptor) == _shape(expected)
