@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PYSTAMP   := $(VENV)/.installed
 NODESTAMP := node_modules/.installed
 
-.PHONY: setup demo test test-fast wheel-check lint bench clean layouts vectors
+.PHONY: setup demo test test-fast docs wheel-check lint bench clean layouts vectors
 
 setup: $(PYSTAMP) $(NODESTAMP)
 
@@ -25,7 +25,12 @@ demo: setup
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 	$(PY) -m pytest -q
+
+# The documentation site (mkdocs.yml, docs/) into site/; `make test` builds it too.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 # The inner loop: everything that needs no anvil (a test that starts one unmarked fails here).
 test-fast: setup
@@ -39,7 +44,7 @@ bench: setup
 	$(PY) benchmarks/bench_proofs.py
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache build dist
+	rm -rf $(VENV) node_modules .pytest_cache build dist site
 
 # Regenerate the bundled layout descriptors from the committed artifacts (layouts/sources.json).
 layouts: setup

@@ -18,7 +18,8 @@ from hypothesis import settings
 from recompute.devnet.anvil import Anvil
 from tests import cli
 
-ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
+ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example",
+                  "devnet_folder"}
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
 ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle", "test_moments",
                  "test_amm_devnet", "test_sai_charter_chain", "test_follow", "test_outage",
