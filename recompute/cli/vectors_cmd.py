@@ -107,8 +107,10 @@ def verify_command(paths, do_tamper):
             click.echo(f"PASS {result.name}{unlisted}")
         else:
             failed += 1
-            named = (result.name if result.file is None
-                     else f"{result.file} ({result.name})")  # the file to open and fix
+            named = result.name  # a peer suite's entry; a file's: the file to open and fix
+            if result.file is not None:
+                named = result.file if Path(result.file).stem == result.name else (
+                    f"{result.file} ({result.name})")
             click.echo(f"FAIL {named}{unlisted}: {result.detail}")
     if do_tamper:
         undetected = tamper_all(_loadable(_vector_files(paths)))
