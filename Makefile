@@ -25,7 +25,7 @@ demo: setup
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 	$(PY) -m pytest -q
 
 # The documentation site (mkdocs.yml, docs/) into site/; `make test` builds it too.
