@@ -32,9 +32,10 @@ test: setup
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-# The inner loop: everything that needs no anvil (a test that starts one unmarked fails here).
+# The inner loop: everything that needs no anvil (a test that starts one unmarked fails here)
+# and is not marked slow (the contracts' full rebuild; `make test` runs it).
 test-fast: setup
-	RECOMPUTE_ANVIL=/nonexistent/anvil $(PY) -m pytest -q -m 'not anvil'
+	RECOMPUTE_ANVIL=/nonexistent/anvil $(PY) -m pytest -q -m 'not anvil and not slow'
 
 # Build the wheel, install it in a fresh virtualenv outside the checkout, run from there.
 wheel-check: setup
