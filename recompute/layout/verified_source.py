@@ -1,4 +1,4 @@
-"""Layouts from what auditors have: verified source (README §Layouts from verified source).
+"""Layouts from what auditors have: verified source (docs/layouts.md §Importing a layout).
 
 Two inputs, both outside data (bounded: file sizes, file count, JSON nesting), both turned into
 one solc standard-JSON input compiled with exactly the compiler version and settings the source
