@@ -13,8 +13,9 @@ fence must say what it holds (``text``, ``json``, ``toml``, ``python``…), so t
 left out by accident.
 
 All examples run against one devnet, brought up for this module with ``recompute devnet up`` in
-a scratch folder (the folder every page's examples run in, with the checkout's ``examples/``
-beside them), as the docs tell a user to. Where the devnet could not have its documented ports
+a scratch folder with the checkout's ``examples/`` in it, as the docs tell a user to; every
+page's examples run in that folder, one page after the other (the README first), as a user
+following them all would run them. Where the devnet could not have its documented ports
 (8545, the beacon's 5052), the URLs the pages show are replaced by the ones it printed.
 """
 
@@ -133,17 +134,12 @@ class Devnet:
         self.env.pop("ETH_RPC_URL", None)
         self.fixture_port = str(free_port())
 
-    def folder(self, name: str) -> Path:
-        """A scratch folder beside the devnet's state (.devnet), with the checkout's
-        examples/ (and .venv, node_modules) in it, as in a checkout."""
-        folder = self.root / name
-        folder.mkdir(exist_ok=True)
+    def link_checkout(self) -> None:
+        """The checkout's examples/ (and .venv, node_modules) in the scratch folder, as a user
+        in a checkout has them."""
         for link in LINKED:
-            if (REPO_ROOT / link).exists() and not (folder / link).exists():
-                (folder / link).symlink_to(REPO_ROOT / link)
-        if (self.root / ".devnet").exists() and not (folder / ".devnet").exists():
-            (folder / ".devnet").symlink_to(self.root / ".devnet")
-        return folder
+            if (REPO_ROOT / link).exists():
+                (self.root / link).symlink_to(REPO_ROOT / link)
 
     def substitute(self, text: str) -> str:
         """The page's URLs made this devnet's (read anew: `up` after `down` may move them)."""
@@ -162,6 +158,7 @@ class Devnet:
 @pytest.fixture(scope="module")
 def devnet_folder(tmp_path_factory):
     devnet = Devnet(tmp_path_factory.mktemp("docs"))
+    devnet.link_checkout()
     up = devnet.run("recompute devnet up", devnet.root)
     assert up.returncode == 0, up.stdout + up.stderr
     try:
@@ -172,8 +169,8 @@ def devnet_folder(tmp_path_factory):
 
 @dataclass
 class PageRun:
-    """One page's examples, in order, in a folder of its own with an environment of its own
-    (an `export` holds for the page's later commands)."""
+    """One page's examples, in order, with an environment of its own (an `export` holds for
+    the page's later commands)."""
 
     devnet: Devnet
     folder: Path
@@ -215,7 +212,7 @@ class PageRun:
 
 
 def _run_page(devnet: Devnet, page: Path) -> int:
-    run = PageRun(devnet, devnet.folder(page.stem), dict(devnet.env))
+    run = PageRun(devnet, devnet.root, dict(devnet.env))
     ran = 0
     try:
         for fence in fences(page):
