@@ -26,7 +26,8 @@ from tests import REPO_ROOT, cli
 os.environ.setdefault("RECOMPUTE_ANVIL", str(REPO_ROOT / "node_modules"))
 os.environ.setdefault("RECOMPUTE_SOLC", str(REPO_ROOT / "node_modules"))
 
-ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
+ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example",
+                  "devnet_folder"}
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
 ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle", "test_moments",
                  "test_amm_devnet", "test_sai_charter_chain", "test_follow", "test_outage",

@@ -117,11 +117,11 @@ def test_the_core_does_no_io():
 
 
 def test_the_readme_map_matches_the_tree():
-    """Every folder the README's repository table names exists, and every room of the package
-    and every top-level folder of the checkout is in the table."""
+    """Every folder the repository table (docs/repository.md) names exists, and every room of
+    the package and every top-level folder of the checkout is in the table."""
     root = PACKAGE.parent
-    readme = (root / "README.md").read_text()
-    table = readme[readme.index("## Repository"):]
+    readme = (root / "docs" / "repository.md").read_text()
+    table = readme[readme.index("| path | holds |"):]
     named = set()
     for line in table.splitlines():
         if line.startswith("| `"):
@@ -131,7 +131,7 @@ def test_the_readme_map_matches_the_tree():
         n for n in named if not (root / n).exists())
     rooms = {f"recompute/{p.name}" for p in PACKAGE.iterdir()
              if p.is_dir() and (p / "__init__.py").exists()}
-    untracked = ("node_modules", "build", "dist")
+    untracked = ("node_modules", "build", "dist", "site")
     tops = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
             and p.name not in untracked and not p.name.endswith(".egg-info")}
     assert rooms <= named, f"package rooms missing from the README map: {sorted(rooms - named)}"

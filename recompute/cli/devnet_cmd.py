@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.devnet.lifecycle import DEFAULT_STATE_DIR, DevnetError, down, up
+from recompute.devnet.lifecycle import DEFAULT_PORT, DEFAULT_STATE_DIR, DevnetError, down, up
 
 
 @cli.group("devnet")
@@ -18,7 +18,13 @@ def devnet_group():
 
 
 def _summary(manifest: dict) -> list[str]:
-    lines = [f"rpc {manifest['rpc']} (chain {manifest['chain_id']})", "contracts:"]
+    lines = [f"rpc {manifest['rpc']} (chain {manifest['chain_id']})"]
+    beacon = manifest.get("beacon")
+    if beacon:
+        lines += [f"beacon {beacon['url']} (network {beacon['network']}, --beacon)",
+                  f"trusted root {beacon['trusted_root']} (--trusted-root; the devnet's own "
+                  "keys from a public seed: a devnet pin proves nothing about a real chain)"]
+    lines.append("contracts:")
     lines += [f"  {name:<28} {address}" for name, address in sorted(manifest["contracts"].items())]
     lines.append(f"named moments: {len(manifest['moments'])}")
     for label, moment in manifest["moments"].items():
@@ -29,8 +35,37 @@ def _summary(manifest: dict) -> list[str]:
     return lines
 
 
+NEXT_MOMENT = "amm.overdue"  # a moment whose verdict is BAD: the first thing worth seeing
+
+
+def _next_commands(manifest: dict) -> list[str]:
+    """Commands to try next, filled in with this devnet's URLs, addresses and moments."""
+    rpc = manifest["rpc"]
+    registry = manifest["contracts"].get("AgentMeditationRegistry")
+    lines = ["try next:"]
+    if registry:
+        lines.append(f"  recompute read -r {rpc} -b latest --layout amm-registry "
+                     f"--address {registry} --all")
+    moment = manifest["moments"].get(NEXT_MOMENT)
+    about = (moment or {}).get("about")
+    if about:
+        params = " ".join(f"--param {k}={v}" for k, v in about["params"].items())
+        lines.append(f"  recompute step {about['recipe']} -r {rpc} --block-hash {moment['hash']} "
+                     f"--address {manifest['contracts'][about['contract']]} {params}")
+    beacon = manifest.get("beacon")
+    if beacon and registry:
+        lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
+                     f"{beacon['trusted_root']} --network devnet --address {registry} --slot 0")
+    last = max((m["number"] for m in manifest["moments"].values()), default=1)
+    lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
+                 f"--to {last}")
+    lines.append("  recompute devnet down")
+    return lines
+
+
 @devnet_group.command("up")
-@click.option("--port", type=click.IntRange(1, 65535), help="Port on 127.0.0.1 (default: free).")
+@click.option("--port", type=click.IntRange(1, 65535),
+              help=f"Port on 127.0.0.1 (default: {DEFAULT_PORT} when free, else a free one).")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=DEFAULT_STATE_DIR, show_default=True, help="Where the devnet keeps state.")
 @click.option("--fresh", is_flag=True, help="Discard a stopped devnet's state and rebuild.")
@@ -38,19 +73,26 @@ def _summary(manifest: dict) -> list[str]:
 def devnet_up(port, state_dir, fresh, as_json):
     """Start anvil, deploy every reference contract, drive the scripted history."""
     try:
-        manifest, started = up(state_dir, port, fresh)
+        manifest, started = up(state_dir, port, fresh, preferred_port=DEFAULT_PORT)
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     if not started:
         click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
                    "`recompute devnet down` stops it", err=True)
+    elif port is None and manifest.get("port") != DEFAULT_PORT:
+        click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
+                   f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "
+                   "URL in the commands", err=True)
     if as_json:
         click.echo(json.dumps(manifest, indent=2, sort_keys=True))
     else:
         for line in _summary(manifest):
             click.echo(line)
-        click.echo(f"manifest: {Path(state_dir) / 'manifest.json'}")
+        click.echo(f"manifest: {Path(state_dir) / 'manifest.json'} (every address, subject, key "
+                   "and moment as JSON)")
+        for line in _next_commands(manifest):
+            click.echo(line)
 
 
 @devnet_group.command("down")

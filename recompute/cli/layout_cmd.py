@@ -56,6 +56,7 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
         sys.stdout.write(text)
         return
     try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text, encoding="ascii")
     except OSError as exc:
         raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None

@@ -110,7 +110,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     except Unverifiable as exc:
         sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
     lines = anchor_lines(anchored)
-    lines.append(f"{recipe.name} on {checksum(contract)} (layout {layout.name}): "
+    lines.append(f"{recipe.name} on {checksum(contract)} ({_read_through(outcome, layout)}): "
                  f"{len(outcome.evidence['reads'])} slot(s) in "
                  f"{outcome.evidence['proof_requests']} eth_getProof call(s), "
                  f"{outcome.evidence['receipts_proven']} block(s) of receipts")
@@ -134,6 +134,15 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
             lines.append(f"view {view['view']} not compared: the node would not call it "
                          f"({view['skipped']})")
     sys.exit(emit(outcome, as_json, lines))
+
+
+def _read_through(outcome, layout) -> str:
+    """What the reads went through: the layout, or raw slots when the recipe read no path of
+    it (``8312/cap-conservation`` with ``cap:N`` or ``struct:S:A:C`` keys)."""
+    reads = outcome.evidence["reads"]
+    if reads and all(str(read.get("path", "")).startswith("slot:") for read in reads):
+        return "raw slots, no layout"
+    return f"layout {layout.name}"
 
 
 def _positional(recipe, args, chain, address, given):

@@ -107,7 +107,11 @@ def verify_command(paths, do_tamper):
             click.echo(f"PASS {result.name}{unlisted}")
         else:
             failed += 1
-            click.echo(f"FAIL {result.name}{unlisted}: {result.detail}")
+            named = result.name  # a peer suite's entry; a file's: the file to open and fix
+            if result.file is not None:
+                named = result.file if Path(result.file).stem == result.name else (
+                    f"{result.file} ({result.name})")
+            click.echo(f"FAIL {named}{unlisted}: {result.detail}")
     if do_tamper:
         undetected = tamper_all(_loadable(_vector_files(paths)))
         undetected += _peer_methods(paths)
@@ -170,8 +174,8 @@ def _loadable(files: list[Path]) -> list[dict]:
 @vectors_group.command("add")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--suite", "suite_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="The suite.json to pin them in (default: the nearest one above the first "
-                   "file).")
+              help="The suite.json to pin them in, created if it does not exist (default: the "
+                   "nearest one above the first file).")
 def add_command(files, suite_path):
     """Pin vector files into a suite.json (each must verify first)."""
     suite, pinned = add_to_suite(list(files), suite_path)

@@ -7,6 +7,7 @@ Its sync committee keys are the devnet's, derived from a fixed public seed
 the light-client anchor end to end and proves nothing about any real chain.
 
     python -m recompute.devnet.beacon_serve --rpc URL --out beacon.json [--poll 0.5]
+                                            [--prefer-port 5052]
 
 ``--out`` receives ``{"url", "trusted_root", "network", "pid"}`` once the server listens.
 """
@@ -28,14 +29,19 @@ def _block(rpc: str, number: int) -> dict:
     return rpc_call(rpc, "eth_getBlockByNumber", [hex(number), False])
 
 
-def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None = None) -> None:
+def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None = None,
+          prefer_port: int = 0) -> None:
     stop = stop or threading.Event()
     head = int(rpc_call(rpc, "eth_blockNumber"), 16)
     blocks = [_block(rpc, number) for number in range(head + 1)]
     if len(blocks) < 2:
         rpc_call(rpc, "evm_mine")
         blocks.append(_block(rpc, 1))
-    server = DevnetBeaconServer(blocks).start()
+    server = DevnetBeaconServer(blocks)
+    try:
+        server.start(prefer_port)
+    except OSError:  # taken: any free port (the manifest and the summary say which)
+        server.start()
     temporary = out.with_name(out.name + ".tmp")
     temporary.write_text(json.dumps({"url": server.url,
                                      "trusted_root": "0x" + server.trusted_block_root.hex(),
@@ -59,11 +65,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rpc", required=True)
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--poll", type=float, default=0.5)
+    parser.add_argument("--prefer-port", type=int, default=0,
+                        help="serve on this port when it is free (default: any free port)")
     args = parser.parse_args(argv)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    serve(args.rpc, args.out, args.poll, stop)
+    serve(args.rpc, args.out, args.poll, stop, args.prefer_port)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,6 +27,11 @@ from recompute.lightclient.params import DEVNET
 BEACON_START_TIMEOUT = 60.0
 
 DEFAULT_STATE_DIR = Path(".devnet")
+
+# Where the documentation's commands expect the devnet: the JSON-RPC port every Ethereum tool
+# defaults to, and the beacon API port of the consensus clients (Lighthouse's default).
+DEFAULT_PORT = 8545
+DEFAULT_BEACON_PORT = 5052
 
 
 class DevnetError(RecomputeError):
@@ -88,9 +94,23 @@ def read_manifest(state_dir: Path) -> dict:
     return manifest
 
 
+def port_is_free(port: int) -> bool:
+    """True when nothing listens on 127.0.0.1:``port`` and we may bind it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as anvil binds
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
-       fresh: bool = False) -> tuple[dict, bool]:
-    """Start the devnet (or find it running); returns ``(manifest, started_now)``."""
+       fresh: bool = False, preferred_port: int | None = None) -> tuple[dict, bool]:
+    """Start the devnet (or find it running); returns ``(manifest, started_now)``.
+
+    ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
+    is free, else any free port."""
     state_dir = Path(state_dir)
     pid = running_pid(state_dir)
     if pid is not None:
@@ -102,10 +122,18 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
         port = read_manifest(state_dir).get("port")
-    node = Anvil(port=port, timestamp=DEVNET_GENESIS_TIMESTAMP, state_path=state_file,
-                 log_path=state_dir / "anvil.log", detach=True)
+    preferred = (port is None and preferred_port is not None
+                 and port_is_free(preferred_port))
+    node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
+                 state_path=state_file, log_path=state_dir / "anvil.log", detach=True)
     try:
-        node.start()
+        try:
+            node.start()
+        except RuntimeError:
+            if not preferred:
+                raise
+            node.port = None  # taken between the check and anvil's bind: any free port
+            node.start()
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
     (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
@@ -168,7 +196,7 @@ def beacon_command(rpc: str, out: Path) -> list[str]:
     the devnet is started in may hold a planted ``recompute/`` or a dependency's module:
     docs/executables.md)."""
     return [sys.executable, "-P", "-m", "recompute.devnet.beacon_serve", "--rpc", rpc,
-            "--out", str(out)]
+            "--out", str(out), "--prefer-port", str(DEFAULT_BEACON_PORT)]
 
 
 def _stop_pid(pid: int, timeout: float) -> None:

@@ -1,4 +1,4 @@
-"""Layouts from what auditors have: verified source (README §Layouts from verified source).
+"""Layouts from what auditors have: verified source (docs/layouts.md §Importing a layout).
 
 Two inputs, both outside data (bounded: file sizes, file count, JSON nesting), both turned into
 one solc standard-JSON input compiled with exactly the compiler version and settings the source
@@ -191,7 +191,7 @@ def load_sourcify(folder: Path) -> VerifiedSource:
     raw_settings = meta.get("settings")
     if not isinstance(raw_settings, dict):
         raise UsageError(f"{where}: settings must be an object")
-    settings = _settings(raw_settings, origin)
+    settings = _settings(_with_input_libraries(raw_settings, origin), origin)
     target_path, target_name = solc_output.compilation_target(
         raw_settings.get("compilationTarget"), "settings", where)
     if len(meta["sources"]) > MAX_SOURCES:
@@ -218,6 +218,29 @@ def load_sourcify(folder: Path) -> VerifiedSource:
                          "sources")
     return VerifiedSource("sourcify", solc, _check_sources(sources, origin), settings,
                           (target_path, target_name), origin)
+
+
+def _with_input_libraries(settings: dict[str, Any], origin: str) -> dict[str, Any]:
+    """The metadata's settings with its ``libraries`` in standard-JSON input's shape."""
+    if not settings.get("libraries"):
+        return settings
+    return {**settings, "libraries": _metadata_libraries(settings["libraries"], origin)}
+
+
+def _metadata_libraries(flat: Any, origin: str) -> dict[str, dict[str, str]]:
+    """solc metadata's ``settings.libraries`` is flat, ``{"path:Name": address}`` (or
+    ``{"Name": address}`` from old compilers); standard-JSON input wants ``{path: {Name:
+    address}}``."""
+    if not isinstance(flat, dict):
+        raise UsageError(f"{origin}/metadata.json: settings.libraries is not an object")
+    out: dict[str, dict[str, str]] = {}
+    for key, address in flat.items():
+        if not isinstance(address, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", address):
+            raise UsageError(f"{origin}/metadata.json: library {str(key)[:60]!r} has no address "
+                             f"(0x and 40 hex digits), got {str(address)[:50]!r}")
+        path, _, name = str(key).rpartition(":")
+        out.setdefault(path, {})[name] = address
+    return out
 
 
 # ---- Etherscan ------------------------------------------------------------------------------

@@ -132,8 +132,9 @@ class FixtureChain:
 class FixtureNode:
     """``with FixtureNode(dir) as node: node.url`` serves the recorded chain."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, port: int = 0):
         self.chain = FixtureChain(directory)
+        self.port = port  # 0: any free port
         self.requests = 0
         self._server: ThreadingHTTPServer | None = None
 
@@ -164,7 +165,7 @@ class FixtureNode:
             def log_message(self, *args):
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -181,12 +182,13 @@ class FixtureNode:
         self.stop()
 
 
-def main() -> None:  # pragma: no cover - a convenience for the README's worked example
+def main() -> None:  # pragma: no cover - a convenience for the docs' worked example
 
     parser = argparse.ArgumentParser(description="Serve the recorded go-ethereum fixtures.")
     parser.add_argument("--dir", default=str(FIXTURE_CHAIN))
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: free)")
     args = parser.parse_args()
-    with FixtureNode(Path(args.dir)) as node:
+    with FixtureNode(Path(args.dir), args.port) as node:
         print(node.url, flush=True)
         try:
             while True:

@@ -40,6 +40,7 @@ class Result:
     passed: bool
     detail: str = ""
     listed: bool | None = None  # False: a vector file no suite.json pins
+    file: str | None = None  # the vector file replayed (None: a peer suite's entry)
 
 
 class MalformedVector(UsageError):

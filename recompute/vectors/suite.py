@@ -193,10 +193,11 @@ def verify_file(path: Path) -> Result:
         check_vector_shape(vector, path)
         got = replay(vector)
     except UsageError as exc:  # MalformedVector included
-        return Result(Path(path).stem, False, str(exc))
+        return Result(Path(path).stem, False, str(exc), file=str(path))
     diff = compare(vector, got)
     name = vector.get("name", Path(path).stem)
-    return Result(name if isinstance(name, str) else Path(path).stem, not diff, diff)
+    return Result(name if isinstance(name, str) else Path(path).stem, not diff, diff,
+                  file=str(path))
 
 
 def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Path, list[str]]:
@@ -206,7 +207,11 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
     files = [Path(f) for f in files]
     if suite_path is None:
         suite_path = _nearest_suite(files[0])
-    document = load_json(suite_path)
+        document = load_json(suite_path)
+    elif not suite_path.exists():  # a new suite: created once every file verifies
+        document = {"profile": SUITE_PROFILE, "vectors": []}
+    else:
+        document = load_json(suite_path)
     check(document, SUITE_SHAPE, f"suite {suite_path}")
     if document.get("profile") != SUITE_PROFILE or not isinstance(document.get("vectors"), list):
         raise UsageError(f"{suite_path}: not a {SUITE_PROFILE} suite")
@@ -224,6 +229,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
         entries[relative] = {"path": relative, "sha256": sha256_file(file)}
         pinned.append(relative)
     document["vectors"] = [entries[k] for k in sorted(entries)]
+    suite_path.parent.mkdir(parents=True, exist_ok=True)
     suite_path.write_text(json.dumps(document, indent=1) + "\n")
     return suite_path, pinned
 
@@ -232,4 +238,5 @@ def _nearest_suite(file: Path) -> Path:
     for folder in file.resolve().parents:
         if (folder / "suite.json").is_file():
             return folder / "suite.json"
-    raise UsageError(f"{file}: no suite.json in its folder or above; give --suite PATH")
+    raise UsageError(f"{file}: no suite.json in its folder or above; give --suite PATH (a new "
+                     "one is created)")

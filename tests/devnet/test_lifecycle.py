@@ -3,19 +3,41 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 
-from recompute.devnet.anvil import rpc_call
+from recompute.devnet.anvil import free_port, rpc_call
 from tests.cli import run_cli
+
+
+def _hold_8545() -> socket.socket | None:
+    """Listen on 127.0.0.1:8545 (the devnet's default port) if nobody does yet."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", 8545))
+        sock.listen(1)
+    except OSError:
+        sock.close()
+        return None  # somebody else holds it: taken all the same
+    return sock
 
 
 def test_up_down_resume_and_a_second_up(tmp_path):
     state = str(tmp_path / "dn")
-    first = run_cli("devnet", "up", "--state-dir", state, "--json")
+    held = _hold_8545()
+    try:  # 8545 taken: a free port, said in one line
+        first = run_cli("devnet", "up", "--state-dir", state, "--json")
+    finally:
+        if held is not None:
+            held.close()
     try:
         assert first.returncode == 0, first.stderr
         manifest = json.loads(first.stdout)
         assert manifest["rpc"].startswith("http://127.0.0.1:")
+        assert manifest["port"] != 8545
+        assert first.stderr.splitlines() == [
+            f"note: the devnet listens on {manifest['rpc']}, not port 8545 (8545 was in use or "
+            "the stopped devnet had this port): use that URL in the commands"]
         assert manifest["chain_id"] == 31337
         saved = json.loads((tmp_path / "dn" / "manifest.json").read_text())
         assert saved["moments"] == manifest["moments"]
@@ -90,7 +112,8 @@ def test_two_fresh_devnets_have_identical_block_hashes(tmp_path):
     manifests = []
     for name in ("one", "two"):
         state = str(tmp_path / name)
-        result = run_cli("devnet", "up", "--state-dir", state, "--json")
+        port = str(free_port())  # two different nodes, whatever holds the default port
+        result = run_cli("devnet", "up", "--state-dir", state, "--json", "--port", port)
         try:
             assert result.returncode == 0, result.stderr
             manifests.append(json.loads(result.stdout))

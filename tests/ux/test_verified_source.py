@@ -157,6 +157,29 @@ def test_sourcify_folder_equals_solcs_own_layout(compiled, run_cli, tmp_path, ve
                                         "target": "src/Vault.sol:Vault"}
 
 
+def test_sourcify_metadata_with_libraries(compiled, run_cli, tmp_path):
+    """solc metadata names linked libraries flat, {"path:Name": address}; standard JSON wants
+    {path: {Name: address}} (solc: "Library entry is not a JSON object" otherwise). Libraries
+    change the bytecode, never the storage layout: the import equals solc's layout."""
+    metadata = json.loads(compiled["0.8.37"]["metadata"])
+    metadata["settings"]["libraries"] = {
+        "src/Base.sol:Maths": "0x" + "ab" * 20, "lib/Types.sol:Codec": "0x" + "cd" * 20}
+    folder = _sourcify_folder(tmp_path, json.dumps(metadata))
+    result, descriptor = _import(run_cli, tmp_path, folder)
+    assert result.returncode == 0, result.stderr
+    _same_layout(descriptor, compiled["0.8.37"]["layout"])
+
+
+def test_sourcify_library_without_an_address_is_one_line(compiled, run_cli, tmp_path):
+    metadata = json.loads(compiled["0.8.37"]["metadata"])
+    metadata["settings"]["libraries"] = {"src/Base.sol:Maths": {"nested": "object"}}
+    folder = _sourcify_folder(tmp_path, json.dumps(metadata))
+    result, _ = _import(run_cli, tmp_path, folder)
+    assert result.returncode == 64
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "library 'src/Base.sol:Maths' has no address" in result.stderr
+
+
 def _etherscan(tmp_path: Path, source_code: str, version: str, full: str, **fields) -> Path:
     settings = _settings(version)
     entry = {"SourceCode": source_code, "ABI": "[]", "ContractName": "Vault",
@@ -290,3 +313,34 @@ def test_keccak_of_sources_is_what_the_metadata_says(compiled):
     metadata = json.loads(compiled["0.8.26"]["metadata"])
     for path, text in SOURCES.items():
         assert metadata["sources"][path]["keccak256"] == "0x" + keccak256(text.encode()).hex()
+
+
+def _shape(descriptor: dict) -> list[tuple]:
+    """Each variable's name, slot, offset and type as solc labels it (solc's astIds and the
+    type ids made of them differ with the set of sources compiled together)."""
+    types = descriptor["types"]
+    return [(v["label"], v["slot"], v["offset"], types[v["type"]]["label"],
+             types[v["type"]]["numberOfBytes"]) for v in descriptor["storage"]]
+
+
+@pytest.mark.parametrize("example,bundled", [
+    ("sourcify/31337/0x5FbDB2315678afecb367f032d93F642f64180aa3", "amm-registry"),
+    ("etherscan/ReservedConfirmedMeter.json", "meter-reserved-confirmed")])
+def test_the_shipped_examples_import_to_the_bundled_layouts(run_cli, tmp_path, example, bundled):
+    """examples/ holds a Sourcify folder and an Etherscan answer of devnet contracts (made by
+    examples/verified/make.py); each imports to the layout the repository bundles for that
+    contract (solc's storageLayout from contracts/artifacts)."""
+    shipped = REPO_ROOT / "examples" / example
+    if shipped.is_dir():  # the copies are the repository's sources (else: make.py again)
+        sources = {p.relative_to(shipped / "sources").as_posix(): p.read_text()
+                   for p in (shipped / "sources").rglob("*.sol")}
+    else:
+        code = json.loads(shipped.read_text())["result"][0]["SourceCode"]
+        sources = {k: v["content"] for k, v in json.loads(code[1:-1])["sources"].items()}
+    assert sources and all(text == (REPO_ROOT / path).read_text()
+                           for path, text in sources.items()), "run examples/verified/make.py"
+    result, descriptor = _import(run_cli, tmp_path, shipped)
+    assert result.returncode == 0, result.stderr
+    expected = json.loads((REPO_ROOT / "layouts" / f"{bundled}.json").read_text())
+    assert descriptor["contract"] == expected["contract"]
+    assert _shape(descriptor) == _shape(expected)

@@ -32,7 +32,7 @@ def test_a_name_that_is_a_list_fails_naming_the_field(capsys, tmp_path, source):
     path = _write(tmp_path, vector)
     code, out, err = run(capsys, "vectors", "verify", str(path))
     assert code == 1 and not err  # a malformed vector is a failed one (the run goes on)
-    assert f'FAIL x: vector {path}: field "name": expected a string, got a list' in out
+    assert f'FAIL {path}: vector {path}: field "name": expected a string, got a list' in out
     assert out.strip().endswith("0 passed, 1 failed")
 
 

@@ -48,3 +48,13 @@ def test_the_example_matches_a_fresh_devnet(devnet):
     assert roster["address"].lower() == contracts[swarm["registry"]]
     assert roster["params"]["swarm"] == swarm["id"]
     assert roster["params"]["from_block"] == roster["since"] == swarm["formed_block"]
+
+
+def test_every_check_starts_at_or_after_its_contract(devnet):
+    """No check of the example asks for a block where its contract has no code yet (it would
+    count no-contract lines): each has a `since` at or above the first block with code, the
+    node's own eth_getCode (a check of a contract there from block 1 needs no `since`)."""
+    node, _ = devnet
+    for check in tomllib.loads(EXAMPLE.read_text())["check"]:
+        since = check.get("since", 1)
+        assert node.rpc("eth_getCode", check["address"], hex(since)) != "0x", check["name"]
