@@ -149,3 +149,10 @@ def test_watch_runs_the_code_the_user_names_in_its_workers_too(devnet, handed, t
     assert process.returncode == 0, err
     workers = {p.name for p in marks.iterdir()} - {str(process.pid)}
     assert workers, "no worker process imported the named module"
+
+
+def test_a_folder_named_in_the_environment_is_named(handed, monkeypatch):
+    config, marks = handed
+    monkeypatch.setenv("RECOMPUTE_RECIPES", str(config.parent / "evil"))
+    (check,) = load_config(config)
+    assert check.recipe.name == "evil/x" and len(list(marks.iterdir())) == 1
