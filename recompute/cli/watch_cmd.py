@@ -27,11 +27,13 @@ from recompute.cli.beacon_options import (
     parse_lc_block,
 )
 from recompute.cli.options import connection_options
+from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
 from recompute.lightclient.anchor import by_light_client, payload_header
+from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
@@ -108,16 +110,18 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
 @click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
+@RECIPES_OPTION
 @html_option
 @csv_option
 @beacon_options
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
                   workers, processes, cluster, cluster_ca, cluster_cert, cluster_key,
-                  insecure_cluster, store_path, resume, segment_blocks, html_path, csv_path):
+                  insecure_cluster, store_path, resume, segment_blocks, recipe_paths, html_path,
+                  csv_path):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
-    checks = load_config(config_path)
+    checks = load_config(config_path, list(recipe_paths))
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
     _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
                    workers, chain.quorum)
@@ -174,7 +178,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                 pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
                 cluster=target, store_path=store_path, resume=resume,
                 segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
-                files=files)
+                files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))))
         else:
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop, files, config_path)

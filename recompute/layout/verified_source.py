@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from recompute.core import boundedjson
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
 from recompute.layout import solc_output
@@ -87,32 +88,11 @@ def _read_text(path: Path, origin: str) -> str:
         raise UsageError(f"{origin}: cannot read {path} ({exc.strerror or exc})") from None
 
 
-def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
-    stack, deepest = [(value, 1)], 0
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth > limit:
-            return depth
-        if isinstance(item, dict):
-            stack += [(v, depth + 1) for v in item.values()]
-        elif isinstance(item, list):
-            stack += [(v, depth + 1) for v in item]
-    return deepest
-
-
 def _json(text: str, what: str) -> Any:
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise UsageError(f"{what}: JSON nested deeper than {MAX_DEPTH}") from None
-    except ValueError as exc:
-        msg = getattr(exc, "msg", str(exc))
-        line = getattr(exc, "lineno", "?")
-        raise UsageError(f"{what}: not JSON ({msg} at line {line})") from None
-    if _depth(value) > MAX_DEPTH:
-        raise UsageError(f"{what}: JSON nested deeper than {MAX_DEPTH}")
-    return value
+    """Outside JSON, its size and nesting bounded on the text before it is parsed (a parser
+    that recursed into 200,000 nested arrays would overflow the stack under web3's raised
+    recursion limit): :func:`recompute.core.boundedjson.loads`."""
+    return boundedjson.loads(text, what, UsageError, max_bytes=MAX_FILE, max_depth=MAX_DEPTH)
 
 
 def _source_path(path: object, origin: str) -> str:

@@ -114,8 +114,10 @@ def summarise(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
 
 class SegmentedAudit:
     def __init__(self, store: Store, sink: Sink, executor: Executor, *, where: str,
-                 threads: int = 4, stop: threading.Event | None = None):
+                 threads: int = 4, stop: threading.Event | None = None,
+                 recipe_paths: tuple[str, ...] = ()):
         self.threads = threads
+        self.recipe_paths = recipe_paths  # resolved; handed to every worker (SegmentTask)
         self.store = store
         self.sink = sink
         self.executor = executor
@@ -141,7 +143,8 @@ class SegmentedAudit:
                        f"{len(checks)} check(s) on {self.where}; segments are tied to the "
                        "pinned block by parentHash links")
         tasks = [SegmentTask(lo, hi, config_text, config_path, _rotated(rpcs, index),
-                             threads=self.threads, version=__version__)
+                             threads=self.threads, version=__version__,
+                             recipe_paths=self.recipe_paths)
                  for index, (lo, hi) in sorted(enumerate(plan), key=lambda x: -x[1][0])
                  if (lo, hi) in todo]
         started = shown = time.monotonic()
@@ -191,7 +194,8 @@ class SegmentedAudit:
             self.sink.note(f"segment {worst.lo}..{worst.hi} does not link ({worst.detail}); "
                            f"evaluating it again from {left[0]}")
             task = SegmentTask(worst.lo, worst.hi, config_text, config_path, left,
-                               threads=self.threads, version=__version__)
+                               threads=self.threads, version=__version__,
+                               recipe_paths=self.recipe_paths)
             for _, result in self.executor([task], self.stop):
                 self.store.record_segment(result)
                 results[result.lo] = without_lines(result)

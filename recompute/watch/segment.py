@@ -55,6 +55,9 @@ class SegmentTask:
     retry_delay: float = 0.5
     threads: int = 4  # helpers fetching the next blocks ahead (the node's latency overlaps)
     version: str = ""  # the coordinator's recompute.__version__: workers must run the same
+    # the recipe modules the user named to the coordinator (--recipes, $RECOMPUTE_RECIPES),
+    # resolved: the only user recipe code a worker imports (the config text only declares it)
+    recipe_paths: tuple[str, ...] = ()
 
     @property
     def config_hash(self) -> str:
@@ -82,8 +85,8 @@ def config_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def parse_checks(text: str, path: str) -> list[Check]:
-    return parse_config_text(text, Path(path))
+def parse_checks(text: str, path: str, recipe_paths: tuple[str, ...] = ()) -> list[Check]:
+    return parse_config_text(text, Path(path), recipe_paths)
 
 
 # One evaluator (its learned slots) and one shared source per endpoint, per worker process, kept
@@ -95,11 +98,12 @@ _LOCK = threading.Lock()
 
 
 def _evaluator(task: SegmentTask) -> BlockEvaluator:
-    key = task.config_hash + "\0" + task.config_path
+    key = "\0".join((task.config_hash, task.config_path, *task.recipe_paths))
     with _LOCK:
         if key not in _WORKER_STATE:
             _WORKER_STATE.clear()
-            _WORKER_STATE[key] = BlockEvaluator(parse_checks(task.config_text, task.config_path))
+            _WORKER_STATE[key] = BlockEvaluator(parse_checks(task.config_text, task.config_path,
+                                                             task.recipe_paths))
         return _WORKER_STATE[key]
 
 

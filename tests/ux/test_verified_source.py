@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -273,7 +274,7 @@ def test_a_version_that_cannot_be_had_names_the_package(compiled, run_cli, tmp_p
 
 
 @pytest.mark.parametrize("source_code,fields,needle", [
-    ("{{ not json }}", {}, "SourceCode: not JSON"),
+    ("{{ not json }}", {}, "SourceCode is not JSON"),
     ("", {}, "the contract is not verified (empty SourceCode)"),
     ('{"../../etc/x.sol": {"content": "x"}}', {}, "leaves its folder"),
     ('{"a.sol": {"nocontent": 1}}', {}, "source 'a.sol' has no 'content' text"),
@@ -344,3 +345,49 @@ def test_the_shipped_examples_import_to_the_bundled_layouts(run_cli, tmp_path, e
     expected = json.loads((REPO_ROOT / "layouts" / f"{bundled}.json").read_text())
     assert descriptor["contract"] == expected["contract"]
     assert _shape(descriptor) == _shape(expected)
+
+
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize("shape", ["answer", "source-code", "metadata"])
+def test_deep_nesting_is_refused_before_it_is_parsed(run_cli, tmp_path, shape):
+    """200,000 nested arrays: the depth is counted on the text, so the parser never recurses
+    into it (no RecursionError or stack overflow: one line, exit 64)."""
+    if shape == "metadata":
+        source = _sourcify_folder(tmp_path, '{"sources": ' + DEEP + "}")
+    else:
+        source = tmp_path / "getsourcecode.json"
+        if shape == "answer":
+            source.write_text('{"status": "1", "result": ' + DEEP + "}")
+        else:
+            source.write_text(json.dumps({"status": "1", "result": [{
+                "SourceCode": '{{"sources": ' + DEEP + "}}", "ContractName": "Vault",
+                "CompilerVersion": "v0.8.26+commit.8a97fa7a"}]}))
+    result, _ = _import(run_cli, tmp_path, source)
+    _one_line_64(result, "nested deeper than 64")
+
+
+LIBRARY_DEEP = """
+import sys
+from pathlib import Path
+import web3  # py_ecc, imported by web3, raises the recursion limit to 100,000
+assert sys.getrecursionlimit() >= 100_000
+from recompute.core.errors import UsageError
+from recompute.layout.verified_source import load_etherscan
+try:
+    load_etherscan(Path(sys.argv[1]))
+except UsageError as exc:
+    print(exc)
+"""
+
+
+def test_deep_nesting_is_refused_under_webs_recursion_limit(tmp_path):
+    """In a program that imported web3, json.loads of 200,000 nested arrays overflows the C
+    stack (SIGSEGV) before a depth check on the parsed value could run."""
+    answer = tmp_path / "getsourcecode.json"
+    answer.write_text('{"status": "1", "result": ' + DEEP + "}")
+    done = subprocess.run([sys.executable, "-c", LIBRARY_DEEP, str(answer)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    assert done.stdout.strip() == f"{answer}: JSON nested deeper than 64 levels"
