@@ -1,0 +1,162 @@
+"""A beacon node that withholds updates: it serves only the first sync-committee period's
+(validly signed) update, and replays it as the finality and the optimistic update. The light
+client's store then stays on an old block; every command that anchors by it must say
+``stale-anchor`` (never GOOD or BAD), and the same run judged ``--at`` the update's own time
+gives the verdict.
+
+The chain is the meters history (recompute/devnet/history_meters.py: blocks dated from the
+devnet's genesis timestamp), so every run is judged ``--at`` a stated time: the honest beacon's
+head time, or the withheld update's. With 4 beacon slots a block (64-slot periods) the first
+period's update attests block 15 and finalizes block 14; the honest one finalizes block 39
+(the blocks' timestamps, read from the node, are 93,412 s apart: history_meters.py's gaps).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recompute.devnet.anvil import rpc_call
+from recompute.devnet.beacon import DevnetBeaconServer
+from tests.watch.meters import honest_key_check, start_meters_chain
+
+pytestmark = pytest.mark.anvil
+
+SLOTS_PER_BLOCK = 4  # period 0 = slots 0..63 = blocks 0..15 (block k at slot 1 + 4k)
+
+
+def withhold(server: DevnetBeaconServer):
+    """The tamper of a withholding beacon node: period 0's update only, replayed as the
+    finality and optimistic update (each in its own shape, so it decodes and verifies)."""
+    first = server.updates(0, 1)[0]
+    data = first["data"]
+    finality = {"version": first["version"], "data": {
+        key: data[key] for key in ("attested_header", "finalized_header", "finality_branch",
+                                   "sync_aggregate", "signature_slot")}}
+    optimistic = {"version": first["version"], "data": {
+        key: data[key] for key in ("attested_header", "sync_aggregate", "signature_slot")}}
+
+    def tamper(route: str, document):
+        if route == "updates":
+            return [first] if any(u == first for u in document) else []
+        if route == "finality_update":
+            return finality
+        if route == "optimistic_update":
+            return optimistic
+        return document
+
+    return tamper
+
+
+@pytest.fixture(scope="module")
+def chain():
+    node, manifest = start_meters_chain()
+    try:
+        head = int(rpc_call(node.url, "eth_blockNumber", []), 16)
+        blocks = [rpc_call(node.url, "eth_getBlockByNumber", [hex(n), False])
+                  for n in range(head + 1)]
+        honest = DevnetBeaconServer(blocks, slots_per_block=SLOTS_PER_BLOCK).start()
+        liar = DevnetBeaconServer(blocks, slots_per_block=SLOTS_PER_BLOCK).start()
+        liar.tamper = withhold(liar)
+        try:
+            yield node, honest_key_check("honest", manifest), blocks, honest, liar
+        finally:
+            honest.stop()
+            liar.stop()
+    finally:
+        node.stop()
+
+
+def lc(beacon: DevnetBeaconServer, at: dict, *more: str) -> list[str]:
+    """The light-client options, judged as of ``at``'s timestamp (a block of the chain)."""
+    return ["--beacon", beacon.url, "--trusted-root", "0x" + beacon.trusted_block_root.hex(),
+            "--network", "devnet", "--accept-old-checkpoint",
+            "--at", str(int(at["timestamp"], 16)), *more]
+
+
+def commands(node, check, tmp_path) -> dict[str, list[str]]:
+    params = [arg for key, value in check["params"].items()
+              for arg in ("--param", f"{key}={value}")]
+    step = [check["recipe"], "--address", check["address"], *params]
+    return {
+        "proof": ["proof", "--rpc", node.url, "--address", check["address"], "--slot", "0",
+                  "--json"],
+        "step": ["step", *step, "--rpc", node.url, "--json"],
+        "read": ["read", "--rpc", node.url, "--layout", "meter-reserved-confirmed",
+                 "--address", check["address"], "--all", "--json"],
+        "vectors capture": ["vectors", "capture", *step, "--rpc", node.url,
+                            "-o", str(tmp_path / "v.json")],
+        "lightclient sync": ["lightclient", "sync", "--json"],
+    }
+
+
+def test_the_withholding_beacon_is_stale_never_a_verdict(chain, run_cli, tmp_path):
+    node, check, blocks, honest, liar = chain
+    first_update = liar.updates(0, 1)[0]["data"]
+    attested = int(first_update["attested_header"]["execution"]["block_number"])
+    assert attested == 15  # period 0's last block (slot 61): independent of the verifier
+    for name, args in commands(node, check, tmp_path).items():
+        result = run_cli(*args, *lc(liar, blocks[-1]))
+        assert result.returncode == 2, (name, result.stdout, result.stderr)
+        assert "stale-anchor" in result.stdout, (name, result.stdout)
+        assert "VERIFIED" not in result.stdout, (name, result.stdout)
+        if name == "lightclient sync":
+            out = json.loads(result.stdout)
+            assert out["synced"] is False and out["reason"] == "stale-anchor"
+            assert out["finalized"]["block_number"] == 14
+            assert "93412 s" not in out["detail"] and "1 d 1 h" in out["detail"]
+    sync = run_cli("lightclient", "sync", *lc(liar, blocks[-1]))
+    assert sync.stdout.startswith("NOT SYNCED (stale-anchor): the light client's finalized "
+                                  "block 14")
+
+
+def test_judged_as_of_the_updates_own_time_it_gives_the_verdict(chain, run_cli, tmp_path):
+    node, check, blocks, honest, liar = chain
+    own_time = blocks[15]  # the withheld update attests block 15
+    by_hash = run_cli("step", *commands(node, check, tmp_path)["step"][1:],
+                      "--block-hash", blocks[14]["hash"])
+    expected = json.loads(by_hash.stdout)["verdict"]
+    assert expected.startswith("VERIFIED-")
+    for name in ("proof", "step", "read"):
+        args = commands(node, check, tmp_path)[name]
+        result = run_cli(*args, *lc(liar, own_time))
+        assert result.returncode in (0, 1), (name, result.stdout, result.stderr)
+        out = json.loads(result.stdout)
+        assert out["evidence"]["block"]["hash"] == blocks[14]["hash"]
+        anchor = out["evidence"]["anchor"]
+        assert anchor["clock"] == "at" and anchor["as_of"] == int(own_time["timestamp"], 16)
+        assert anchor["age_s"] == int(own_time["timestamp"], 16) - int(blocks[14]["timestamp"],
+                                                                        16)
+        if name == "step":
+            assert out["verdict"] == expected
+    sync = run_cli("lightclient", "sync", "--json", *lc(liar, own_time))
+    assert sync.returncode == 0 and json.loads(sync.stdout)["synced"] is True
+    captured = run_cli(*commands(node, check, tmp_path)["vectors capture"], *lc(liar, own_time))
+    assert captured.returncode == 0, captured.stdout + captured.stderr
+    assert f"pinned by the light client: {blocks[14]['hash']}" in captured.stdout
+
+
+def test_the_honest_beacon_at_the_same_time_pins_the_head(chain, run_cli, tmp_path):
+    node, check, blocks, honest, liar = chain
+    result = run_cli(*commands(node, check, tmp_path)["step"], *lc(honest, blocks[-1]))
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    out = json.loads(result.stdout)
+    assert out["evidence"]["block"]["hash"] == blocks[-2]["hash"]
+    assert out["evidence"]["anchor"]["age_s"] == 12  # blocks 39 and 40: history_meters.py
+
+
+def test_latest_is_judged_by_the_much_smaller_head_bound(chain, run_cli, tmp_path):
+    node, check, blocks, honest, liar = chain
+    proof = commands(node, check, tmp_path)["proof"]
+    # as of 10 minutes after the head: the finalized block is within --max-anchor-age, the
+    # optimistic head (block 40) is not within --max-head-age (120 s)
+    later = {"timestamp": hex(int(blocks[-1]["timestamp"], 16) + 600)}
+    finalized = run_cli(*proof, *lc(honest, later))
+    assert finalized.returncode in (0, 1), finalized.stdout + finalized.stderr
+    latest = run_cli(*proof, *lc(honest, later, "--block", "latest"))
+    assert latest.returncode == 2 and json.loads(latest.stdout)["reason"] == "stale-anchor"
+    assert "--max-head-age" in json.loads(latest.stdout)["detail"]
+    wider = run_cli(*proof, *lc(honest, later, "--block", "latest", "--max-head-age", "900"))
+    assert wider.returncode in (0, 1), wider.stdout
+    assert json.loads(wider.stdout)["evidence"]["block"]["hash"] == blocks[-1]["hash"]
