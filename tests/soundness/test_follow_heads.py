@@ -191,7 +191,7 @@ def test_with_a_quorum_a_forged_head_gets_no_line(chain):
     head = node.rpc("eth_getBlockByNumber", "latest", False)
 
     class Liar(ForgesHeads):
-        changes = {"timestamp": int(head["timestamp"], 16) + YEAR,
+        changes = {"timestamp": int(head["timestamp"], 16) + 12,
                    "receipts_root": EMPTY_TRIE_ROOT}
 
     liar, honest = Liar(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
@@ -223,7 +223,7 @@ def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
     class Sibling(LiveSource):  # serves its own hash-correct version of the head
         def block_by_number(self, ref):
             if ref in ("latest", number):
-                return _forged_child(parent, timestamp=int(head["timestamp"], 16) + YEAR)
+                return _forged_child(parent, timestamp=int(head["timestamp"], 16) + 1)
             return super().block_by_number(ref)
 
     liar, honest = Sibling(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
