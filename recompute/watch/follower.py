@@ -159,12 +159,12 @@ class Follower:
 
     def _first(self) -> bool:
         first = self.anchor_first()
-        if self._ahead(first.header):
+        if self._ahead(first):
             return False  # later than the clock allows: wait for the clock
         self._verify(first)
         return True
 
-    def _ahead(self, header) -> bool:
+    def _ahead(self, header: Header | AnchoredBlock) -> bool:
         """Is the head's timestamp later than the clock plus --max-clock-drift? Then it waits
         (True); ``future-head`` when it is ahead by more than the patience besides."""
         self.clock.check_not_future(header.timestamp, f"block {header.number}",
