@@ -89,7 +89,8 @@ class Anvil:
     port: int | None = None
     chain_id: int = DEFAULT_CHAIN_ID
     # None: anvil's own clock (a chain mined now, whose `latest` is current by the system
-    # clock); a fixed number for a reproducible history (recorded data, judged with --at)
+    # clock), then the genesis timestamp it chose once started; a fixed number for a
+    # reproducible history (recorded data, judged with --at)
     timestamp: int | None = None
     accounts: int = 10
     mnemonic: str = DEFAULT_MNEMONIC
@@ -139,6 +140,9 @@ class Anvil:
                     break
                 try:
                     rpc_call(self.url, "eth_chainId", timeout=1.0)
+                    if self.timestamp is None:  # the genesis anvil's clock chose
+                        genesis = rpc_call(self.url, "eth_getBlockByNumber", ["0x0", False])
+                        self.timestamp = int(genesis["timestamp"], 16)
                     return self
                 except (urllib.error.URLError, ConnectionError, OSError):
                     time.sleep(0.05)
