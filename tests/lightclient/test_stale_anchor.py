@@ -160,3 +160,72 @@ def test_latest_is_judged_by_the_much_smaller_head_bound(chain, run_cli, tmp_pat
     wider = run_cli(*proof, *lc(honest, later, "--block", "latest", "--max-head-age", "900"))
     assert wider.returncode in (0, 1), wider.stdout
     assert json.loads(wider.stdout)["evidence"]["block"]["hash"] == blocks[-1]["hash"]
+
+
+def test_watch_beacon_stops_while_the_light_client_lags_and_resumes(anvil):
+    """Follow mode by the light client on a chain mined now: while the beacon node signs
+    nothing new (the optimistic head older than --max-head-age, here 4 s) the watch writes no
+    verdict (each poll is UNVERIFIABLE stale-anchor, hash null) and ``up`` is 0; once the
+    beacon serves the next block, its line is written and ``up`` is 1 again."""
+    import io
+    import threading
+    import time
+
+    from recompute.cli.beacon_options import LightClientRequest, LightClientSession
+    from recompute.cli.watch_cmd import _anchor, _signed_heads
+    from recompute.core.clock import Clock
+    from recompute.devnet.contracts import connect, deploy
+    from recompute.lightclient import DEVNET
+    from recompute.sources.live import LiveSource
+    from recompute.watch.evaluate import BlockEvaluator
+    from recompute.watch.follower import Follower
+    from recompute.watch.metrics import Metrics
+    from recompute.watch.sink import Sink
+    from tests.soundness.test_follow_heads import _checks
+
+    meter = deploy(connect(anvil.url), "AggregateBudgetMeter")
+    anvil.rpc("evm_mine")
+    head = int(anvil.rpc("eth_blockNumber"), 16)
+    blocks = [anvil.rpc("eth_getBlockByNumber", hex(n), False) for n in range(head + 1)]
+    clock = Clock(max_head_age=4)
+    with DevnetBeaconServer(blocks) as beacon:
+        request = LightClientRequest(beacon.url, beacon.trusted_block_root, DEVNET)
+        session = LightClientSession(request, clock)
+        sources = [LiveSource(anvil.url)]
+        out, err, metrics = io.StringIO(), io.StringIO(), Metrics()
+        stop = threading.Event()
+        follower = Follower(BlockEvaluator(_checks(meter.address)), Sink(metrics, out, err),
+                            _anchor(sources, session, request, None, None, None, None, clock),
+                            poll=0.1, max_backoff=0.2, stop=stop,
+                            heads=_signed_heads(session, clock), clock=clock)
+        worker = threading.Thread(target=follower.run, daemon=True)
+        worker.start()
+        try:
+            def lines():
+                return [json.loads(x) for x in out.getvalue().splitlines()]
+
+            def wait(condition, what):
+                deadline = time.monotonic() + 30
+                while not condition():
+                    assert time.monotonic() < deadline, (what, lines(), err.getvalue())
+                    time.sleep(0.1)
+
+            wait(lambda: any(x["block"] == head and x["hash"] for x in lines()), "head")
+            # the chain moves on, the beacon node signs nothing new: behind after 4 s
+            anvil.rpc("evm_mine")
+            wait(lambda: any(x["reason"] == "stale-anchor" for x in lines()), "stale")
+            assert metrics.get("up") == 0
+            lagging = lines()
+            assert not any(x["block"] == head + 1 and x["hash"] for x in lagging)
+            assert all(x["hash"] is None and not x["final"] for x in lagging
+                       if x["reason"] == "stale-anchor")
+            # the beacon node catches up: the next block is signed and written
+            anvil.rpc("evm_mine")
+            beacon.add_blocks([anvil.rpc("eth_getBlockByNumber", hex(n), False)
+                               for n in (head + 1, head + 2)])
+            wait(lambda: any(x["block"] == head + 1 and x["hash"] for x in lines()), "resumed")
+            assert metrics.get("up") == 1
+        finally:
+            stop.set()
+            worker.join(10)
+            session.close()
