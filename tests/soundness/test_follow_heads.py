@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from recompute.core.anchor import anchor_block, confirm_by_quorum
+from recompute.core.anchor import anchor_block, by_parent_link, confirm_by_quorum
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
@@ -153,6 +153,20 @@ def test_a_child_a_little_ahead_waits_without_a_line(anvil):
     assert [line["block"] for line in lines] == [number]
     lines, _, _, _ = _follow(first, address, clock=Clock(at=stamp + 20), max_blocks=2)
     assert [line["block"] for line in lines] == [number, number + 1]
+
+
+def test_strict_timestamps_refuse_a_child_as_old_as_its_parent(chain):
+    """--strict-timestamps (a real chain: one block a slot): a child with its parent's
+    timestamp is header-mismatch, never evaluated; without it (anvil) it is followed."""
+    node, _ = chain
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    parent = anchor_block([LiveSource(node.url)], block=int(head["number"], 16))
+    same = _forged_child(head, timestamp=int(head["timestamp"], 16))
+    with pytest.raises(Unverifiable) as refused:
+        by_parent_link(parent, same, Clock(strict_timestamps=True))
+    assert refused.value.reason == "header-mismatch"
+    assert "--strict-timestamps" in refused.value.detail
+    assert by_parent_link(parent, same, Clock()).number == parent.number + 1
 
 
 def test_a_lagging_nodes_latest_past_the_bound_is_stale(chain, run_cli):
