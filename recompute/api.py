@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from recompute.core.anchor import Anchor, AnchoredBlock, anchor_block
+from recompute.core.clock import Clock
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.prover import ProvenAccount, prove_account
@@ -27,7 +28,7 @@ from recompute.vectors import Result as VectorResult
 from recompute.vectors import verify_file
 
 __all__ = [
-    "REASONS", "Anchor", "AnchoredBlock", "Job", "Layout", "LiveSource", "Outcome",
+    "REASONS", "Anchor", "AnchoredBlock", "Clock", "Job", "Layout", "LiveSource", "Outcome",
     "ProvenAccount", "ReadResult", "Reason", "Recipe", "RecomputeError", "Unverifiable",
     "UsageError",
     "Verdict", "VectorResult", "anchor_block", "get_recipe", "load_layout", "load_recipes",
