@@ -17,6 +17,7 @@ import json
 
 import pytest
 
+from recompute.cli import main
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
 from tests.watch.meters import honest_key_check, start_meters_chain
@@ -68,6 +69,20 @@ def chain():
         node.stop()
 
 
+def run(capsys, *args) -> Ran:
+    return Ran(capsys, args)
+
+
+class Ran:
+    """What one in-process run of the CLI gave (a fresh process per run costs a second)."""
+
+    def __init__(self, capsys, args):
+        with pytest.raises(SystemExit) as done:
+            main([str(arg) for arg in args])
+        captured = capsys.readouterr()
+        self.returncode, self.stdout, self.stderr = done.value.code, captured.out, captured.err
+
+
 def lc(beacon: DevnetBeaconServer, at: dict, *more: str) -> list[str]:
     """The light-client options, judged as of ``at``'s timestamp (a block of the chain)."""
     return ["--beacon", beacon.url, "--trusted-root", "0x" + beacon.trusted_block_root.hex(),
@@ -91,13 +106,13 @@ def commands(node, check, tmp_path) -> dict[str, list[str]]:
     }
 
 
-def test_the_withholding_beacon_is_stale_never_a_verdict(chain, run_cli, tmp_path):
+def test_the_withholding_beacon_is_stale_never_a_verdict(chain, capsys, tmp_path):
     node, check, blocks, honest, liar = chain
     first_update = liar.updates(0, 1)[0]["data"]
     attested = int(first_update["attested_header"]["execution"]["block_number"])
     assert attested == 15  # period 0's last block (slot 61): independent of the verifier
     for name, args in commands(node, check, tmp_path).items():
-        result = run_cli(*args, *lc(liar, blocks[-1]))
+        result = run(capsys, *args, *lc(liar, blocks[-1]))
         assert result.returncode == 2, (name, result.stdout, result.stderr)
         assert "stale-anchor" in result.stdout, (name, result.stdout)
         assert "VERIFIED" not in result.stdout, (name, result.stdout)
@@ -106,21 +121,21 @@ def test_the_withholding_beacon_is_stale_never_a_verdict(chain, run_cli, tmp_pat
             assert out["synced"] is False and out["reason"] == "stale-anchor"
             assert out["finalized"]["block_number"] == 14
             assert "93412 s" not in out["detail"] and "1 d 1 h" in out["detail"]
-    sync = run_cli("lightclient", "sync", *lc(liar, blocks[-1]))
+    sync = run(capsys, "lightclient", "sync", *lc(liar, blocks[-1]))
     assert sync.stdout.startswith("NOT SYNCED (stale-anchor): the light client's finalized "
                                   "block 14")
 
 
-def test_judged_as_of_the_updates_own_time_it_gives_the_verdict(chain, run_cli, tmp_path):
+def test_judged_as_of_the_updates_own_time_it_gives_the_verdict(chain, capsys, tmp_path):
     node, check, blocks, honest, liar = chain
     own_time = blocks[15]  # the withheld update attests block 15
-    by_hash = run_cli("step", *commands(node, check, tmp_path)["step"][1:],
+    by_hash = run(capsys, "step", *commands(node, check, tmp_path)["step"][1:],
                       "--block-hash", blocks[14]["hash"])
     expected = json.loads(by_hash.stdout)["verdict"]
     assert expected.startswith("VERIFIED-")
     for name in ("proof", "step", "read"):
         args = commands(node, check, tmp_path)[name]
-        result = run_cli(*args, *lc(liar, own_time))
+        result = run(capsys, *args, *lc(liar, own_time))
         assert result.returncode in (0, 1), (name, result.stdout, result.stderr)
         out = json.loads(result.stdout)
         assert out["evidence"]["block"]["hash"] == blocks[14]["hash"]
@@ -130,34 +145,34 @@ def test_judged_as_of_the_updates_own_time_it_gives_the_verdict(chain, run_cli, 
                                                                         16)
         if name == "step":
             assert out["verdict"] == expected
-    sync = run_cli("lightclient", "sync", "--json", *lc(liar, own_time))
+    sync = run(capsys, "lightclient", "sync", "--json", *lc(liar, own_time))
     assert sync.returncode == 0 and json.loads(sync.stdout)["synced"] is True
-    captured = run_cli(*commands(node, check, tmp_path)["vectors capture"], *lc(liar, own_time))
+    captured = run(capsys, *commands(node, check, tmp_path)["vectors capture"], *lc(liar, own_time))
     assert captured.returncode == 0, captured.stdout + captured.stderr
     assert f"pinned by the light client: {blocks[14]['hash']}" in captured.stdout
 
 
-def test_the_honest_beacon_at_the_same_time_pins_the_head(chain, run_cli, tmp_path):
+def test_the_honest_beacon_at_the_same_time_pins_the_head(chain, capsys, tmp_path):
     node, check, blocks, honest, liar = chain
-    result = run_cli(*commands(node, check, tmp_path)["step"], *lc(honest, blocks[-1]))
+    result = run(capsys, *commands(node, check, tmp_path)["step"], *lc(honest, blocks[-1]))
     assert result.returncode in (0, 1), result.stdout + result.stderr
     out = json.loads(result.stdout)
     assert out["evidence"]["block"]["hash"] == blocks[-2]["hash"]
     assert out["evidence"]["anchor"]["age_s"] == 12  # blocks 39 and 40: history_meters.py
 
 
-def test_latest_is_judged_by_the_much_smaller_head_bound(chain, run_cli, tmp_path):
+def test_latest_is_judged_by_the_much_smaller_head_bound(chain, capsys, tmp_path):
     node, check, blocks, honest, liar = chain
     proof = commands(node, check, tmp_path)["proof"]
     # as of 10 minutes after the head: the finalized block is within --max-anchor-age, the
     # optimistic head (block 40) is not within --max-head-age (120 s)
     later = {"timestamp": hex(int(blocks[-1]["timestamp"], 16) + 600)}
-    finalized = run_cli(*proof, *lc(honest, later))
+    finalized = run(capsys, *proof, *lc(honest, later))
     assert finalized.returncode in (0, 1), finalized.stdout + finalized.stderr
-    latest = run_cli(*proof, *lc(honest, later, "--block", "latest"))
+    latest = run(capsys, *proof, *lc(honest, later, "--block", "latest"))
     assert latest.returncode == 2 and json.loads(latest.stdout)["reason"] == "stale-anchor"
     assert "--max-head-age" in json.loads(latest.stdout)["detail"]
-    wider = run_cli(*proof, *lc(honest, later, "--block", "latest", "--max-head-age", "900"))
+    wider = run(capsys, *proof, *lc(honest, later, "--block", "latest", "--max-head-age", "900"))
     assert wider.returncode in (0, 1), wider.stdout
     assert json.loads(wider.stdout)["evidence"]["block"]["hash"] == blocks[-1]["hash"]
 
