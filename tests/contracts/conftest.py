@@ -6,24 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from recompute.devnet.anvil import DEFAULT_GENESIS_TIMESTAMP, Anvil
+from recompute.devnet.anvil import DEFAULT_GENESIS_TIMESTAMP
+from tests.conftest import running_anvil
 
 
 @pytest.fixture
 def anvil():
     """A fresh anvil for one test, at the fixed genesis."""
-    node = Anvil(timestamp=DEFAULT_GENESIS_TIMESTAMP).start()
-    try:
-        yield node
-    finally:
-        node.stop()
+    yield from running_anvil(DEFAULT_GENESIS_TIMESTAMP)
 
 
 @pytest.fixture(scope="module")
 def module_anvil():
     """One anvil shared by the tests of a module, at the fixed genesis."""
-    node = Anvil(timestamp=DEFAULT_GENESIS_TIMESTAMP).start()
-    try:
-        yield node
-    finally:
-        node.stop()
+    yield from running_anvil(DEFAULT_GENESIS_TIMESTAMP)
