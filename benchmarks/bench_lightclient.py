@@ -49,6 +49,7 @@ from recompute.cli.beacon_options import (  # noqa: E402
     light_client_anchor,
 )
 from recompute.core.anchor import anchor_block  # noqa: E402
+from recompute.core.clock import Clock  # noqa: E402
 from recompute.devnet.anvil import Anvil, rpc_call  # noqa: E402
 from recompute.devnet.beacon import DevnetBeaconServer, FixtureBeaconServer  # noqa: E402
 from recompute.lightclient import (  # noqa: E402
@@ -216,9 +217,14 @@ def pin_through_the_cli(repeat: int, trusted: bytes) -> dict:
         source = LiveSource(node.url)
         with FixtureBeaconServer(SET, MAINNET) as mainnet:
             request = LightClientRequest(mainnet.url, trusted, MAINNET)
+            # recorded data, judged as of its optimistic update's signature slot (and its
+            # trusted root, days older, accepted): docs/lightclient.md §Clock
+            signed = json.loads((SET / "optimistic.json").read_text())["data"]["signature_slot"]
+            recorded = Clock(at=MAINNET.genesis_time + 12 * int(signed),
+                             accept_old_checkpoint=True)
 
             def mainnet_pin():
-                block = light_client_anchor(source, request, None)
+                block = light_client_anchor(source, request, None, recorded)
                 assert block.number == 17923026
 
             t_mainnet = best(repeat, mainnet_pin)

@@ -19,6 +19,7 @@ from typing import Any
 from recompute.core import anchor as _anchor
 from recompute.core import prover as _prover
 from recompute.core.anchor import Anchor, AnchoredBlock
+from recompute.core.clock import Clock
 from recompute.core.errors import ArgumentError, RecomputeError, Unverifiable, UsageError
 from recompute.core.hexdata import BLOCK_TAGS, as_data, as_uint256
 from recompute.core.outcome import Outcome
@@ -34,9 +35,9 @@ from recompute.vectors import Result as VectorResult
 from recompute.vectors import verify_file
 
 __all__ = [
-    "REASONS", "Anchor", "AnchoredBlock", "ArgumentError", "Job", "Layout", "LiveSource",
-    "Outcome", "ProvenAccount", "ReadResult", "Reason", "Recipe", "RecomputeError",
-    "Unverifiable", "UsageError",
+    "REASONS", "Anchor", "AnchoredBlock", "ArgumentError", "Clock", "Job", "Layout",
+    "LiveSource", "Outcome", "ProvenAccount", "ReadResult", "Reason", "Recipe",
+    "RecomputeError", "Unverifiable", "UsageError",
     "Verdict", "VectorResult", "anchor_block", "get_recipe", "load_layout", "load_recipes",
     "prove_account", "read", "step", "step_many", "verify_vector",
 ]
@@ -56,10 +57,13 @@ def _hash(value: object, name: str) -> bytes:
 
 def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = None,
                  block_hash: bytes | str | None = None, quorum: int | None = None,
-                 checkpoint: bytes | str | None = None) -> AnchoredBlock:
+                 checkpoint: bytes | str | None = None, clock: Clock | None = None
+                 ) -> AnchoredBlock:
     """Anchor one block (docs/design.md §Anchors): ``block`` a number (int, decimal or 0x text)
     or a tag (``latest``, ``safe``, ``finalized``, ``earliest``); pinned by ``block_hash``, a
-    ``checkpoint`` above it, or a ``quorum`` of the sources agreeing."""
+    ``checkpoint`` above it, or a ``quorum`` of the sources agreeing. ``clock`` (the system
+    clock unless given) dates the block: a tag's block older than its ``max_anchor_age`` is
+    ``stale-anchor``."""
     if isinstance(block, bool) or (block is not None and not isinstance(block, (int, str))):
         raise ArgumentError(f"block: {block!r} is not a block number or tag")
     if isinstance(block, str) and block not in BLOCK_TAGS:
@@ -72,7 +76,8 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
         sources, block=block,
         block_hash=None if block_hash is None else _hash(block_hash, "block_hash"),
         quorum=quorum,
-        checkpoint=None if checkpoint is None else _hash(checkpoint, "checkpoint"))
+        checkpoint=None if checkpoint is None else _hash(checkpoint, "checkpoint"),
+        **({} if clock is None else {"clock": clock}))
 
 
 def prove_account(block: AnchoredBlock, address: bytes | str,

@@ -47,24 +47,26 @@ def run_cli():
     return cli.run_cli
 
 
-@pytest.fixture
-def anvil():
-    """A fresh anvil for one test."""
-    node = Anvil().start()
+def running_anvil(timestamp: int | None = None):
+    """Start an anvil (on anvil's own clock: a chain of now, or at the fixed genesis
+    ``timestamp``), yield it, stop it."""
+    node = Anvil(timestamp=timestamp).start()
     try:
         yield node
     finally:
         node.stop()
+
+
+@pytest.fixture
+def anvil():
+    """A fresh anvil for one test."""
+    yield from running_anvil()
 
 
 @pytest.fixture(scope="module")
 def module_anvil():
     """One anvil shared by the tests of a module (cheaper when state can be shared)."""
-    node = Anvil().start()
-    try:
-        yield node
-    finally:
-        node.stop()
+    yield from running_anvil()
 
 
 @pytest.fixture(scope="session")

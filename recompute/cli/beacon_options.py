@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 import click
 
 from recompute.core.boundedjson import load_file
+from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 
@@ -156,7 +156,7 @@ class LightClientSession:
     """One beacon client and the store synced through it; ``refresh()`` follows the chain
     (the next finality and optimistic updates), saving the store to --lc-store each time."""
 
-    def __init__(self, request: LightClientRequest, clock=time.time):
+    def __init__(self, request: LightClientRequest, clock: Clock = SYSTEM):
         from recompute.sources.beacon import BeaconClient
 
         self.request = request
@@ -165,16 +165,25 @@ class LightClientSession:
         self.store: LightClientStore | None = None
 
     def current_slot(self) -> int:
-        return self.request.network.slot_at_time(self.clock())
+        """phase0 fork-choice §get_current_slot: from the network's genesis time and the
+        clock (no update signed after it is accepted)."""
+        return self.request.network.slot_at_time(self.clock.now())
 
     def sync(self) -> LightClientStore:
+        from recompute.lightclient.anchor import check_checkpoint
         from recompute.sources.beacon import catch_up, sync_light_client
 
         if self.store is None:
+            resume = load_store(self.request)
+
+            def check_start(store: LightClientStore) -> None:
+                check_checkpoint(store, self.clock, "trusted root" if resume is None
+                                 else f"store at --lc-store {self.request.store_path}")
+
             self.store = sync_light_client(self.client, self.request.network,
                                            self.request.trusted_root,
                                            current_slot=self.current_slot(),
-                                           resume=load_store(self.request))
+                                           resume=resume, check_start=check_start)
         else:
             self.store = catch_up(self.client, self.store, current_slot=self.current_slot())
         save_store(self.request, self.store)
@@ -185,14 +194,15 @@ class LightClientSession:
 
 
 def light_client_anchor(source: ProofSource, request: LightClientRequest,
-                        block_text: str | None) -> AnchoredBlock:
-    """Sync, then anchor ``--block`` (finalized by default) by the light client."""
+                        block_text: str | None, clock: Clock = SYSTEM) -> AnchoredBlock:
+    """Sync, then anchor ``--block`` (finalized by default) by the light client, judged
+    current by ``clock`` (stale-anchor otherwise)."""
     from recompute.lightclient.anchor import by_light_client
 
     block = parse_lc_block(block_text)
-    session = LightClientSession(request)
+    session = LightClientSession(request, clock)
     try:
         store = session.sync()
     finally:
         session.close()
-    return by_light_client(source, store, request.trusted_root, block)
+    return by_light_client(source, store, request.trusted_root, block, clock)

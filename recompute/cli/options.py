@@ -21,6 +21,7 @@ from recompute.cli.beacon_options import (
     light_client_request,
     parse_timeout,
 )
+from recompute.cli.clock_options import clock_options, current_clock
 from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
@@ -119,14 +120,15 @@ def chain_options(command):
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
-    return beacon_options(_bundle(command, decorators, names))
+    return clock_options(beacon_options(_bundle(command, decorators, names)))
 
 
 def connection_options(command):
     """-r/--rpc-url (repeatable), --rpc-timeout, --block-hash, --quorum, --checkpoint: for
     commands that name their blocks their own way (``watch --from/--to``)."""
     names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint")
-    return _bundle(command, [*_rpc_options(" (repeat for a quorum)"), *_anchor_options()], names)
+    return clock_options(_bundle(command, [*_rpc_options(" (repeat for a quorum)"),
+                                           *_anchor_options()], names), follow=True)
 
 
 def single_rpc_options(command):
@@ -140,7 +142,8 @@ def single_rpc_options(command):
                      help="The block, resolved to its hash by the node (or give --block-hash)."),
         click.option("--block-hash", metavar="H", help="Pin the block by your own hash."),
     ]
-    return _bundle(command, decorators, ("rpcs", "rpc_timeout", "block", "block_hash"))
+    return clock_options(_bundle(command, decorators,
+                                 ("rpcs", "rpc_timeout", "block", "block_hash")))
 
 
 def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
@@ -155,7 +158,8 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
                 or len(chain.urls()) > 1:
             raise UsageError("--beacon is an anchor of its own: give one --rpc (for the "
                              "proofs) and no --block-hash, --checkpoint or --quorum")
-        return light_client_anchor(chain.sources()[0], light_client, chain.block)
+        return light_client_anchor(chain.sources()[0], light_client, chain.block,
+                                   current_clock())
     number = parse_block(chain.block)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
@@ -163,7 +167,7 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
         raise UsageError("--quorum must be at least 1")
     sources = chain.sources()
     return anchor_block(sources, block=number, block_hash=pinned, quorum=chain.quorum,
-                        checkpoint=check)
+                        checkpoint=check, clock=current_clock())
 
 
 def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
+from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.options import single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
@@ -62,7 +63,8 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
         if chain.block_hash is not None:
             raise UsageError("--beacon pins the block itself; give it or --block-hash, not both")
         try:
-            pinned = light_client_anchor(source, light_client, chain.block).hash
+            pinned = light_client_anchor(source, light_client, chain.block,
+                                         current_clock()).hash
         except Unverifiable as exc:
             click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
             sys.exit(EXIT_UNVERIFIABLE)

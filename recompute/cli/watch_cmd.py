@@ -26,13 +26,14 @@ from recompute.cli.beacon_options import (
     light_client_request,
     parse_lc_block,
 )
+from recompute.cli.clock_options import current_clock
 from recompute.cli.options import connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
-from recompute.lightclient.anchor import by_light_client, payload_header
+from recompute.lightclient.anchor import by_light_client, check_current, payload_header
 from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
 from recompute.watch.audit_page import AuditFacts
@@ -141,7 +142,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     if light_client is not None:
         _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
-    session = LightClientSession(light_client) if light_client is not None else None
+    clock = current_clock()
+    session = LightClientSession(light_client, clock) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
 
@@ -151,8 +153,9 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks)
-    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check)
-    heads = _signed_heads(session)
+    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
+                     clock)
+    heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
     store = None
@@ -164,9 +167,9 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
                                 stop=stop, heads=heads,
                                 confirm=_confirm(sources, needed) if needed > 1 else None,
-                                start_timeout=start_timeout)
+                                start_timeout=start_timeout, clock=clock)
             if store is not None:
-                _continue_after_final(follower, store, sources, sink)
+                _continue_after_final(follower, store, sources, sink, clock)
             follower.run()
             code = EXIT_GOOD
         elif segmented:
@@ -235,30 +238,35 @@ def _outputs(metrics_port, on_bad, webhook_url, webhook_format, files=None):
     return sink, hook, server
 
 
-def _anchor(sources, session, light_client, anchored_number, pinned, quorum, check):
+def _anchor(sources, session, light_client, anchored_number, pinned, quorum, check, clock):
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
-    pins (docs/design.md §Anchors)."""
+    pins (docs/design.md §Anchors), its age by ``clock``."""
 
     def anchor() -> AnchoredBlock:
         if session is not None:  # the light client pins the first (or --to) block
             block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
-            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block)
+            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
+                                   clock)
         return anchor_block(sources, block="latest" if anchored_number is None
                             else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check)
+                            checkpoint=check, clock=clock)
 
     return anchor
 
 
-def _signed_heads(session) -> SignedHeads | None:
-    """With --beacon: the heads the sync committee signed (optimistic, finalized)."""
+def _signed_heads(session, clock) -> SignedHeads | None:
+    """With --beacon: the heads the sync committee signed (optimistic, finalized). A light
+    client behind the clock (a beacon node withholding updates) is ``stale-anchor``: the
+    follower writes no line about a new block and says ``up`` 0 until it catches up."""
     if session is None:
         return None
 
     def signed() -> tuple:
         store = session.sync()
-        return (payload_header(store.optimistic_execution()),
-                payload_header(store.finalized_execution()))
+        optimistic, finalized = store.optimistic_execution(), store.finalized_execution()
+        check_current(store, finalized, clock)
+        check_current(store, optimistic, clock)
+        return payload_header(optimistic), payload_header(finalized)
 
     return SignedHeads(signed)
 
@@ -365,13 +373,14 @@ def _follow_store(store_path, checks, config_path, confirmations, sink):
     return store, recording
 
 
-def _continue_after_final(follower: Follower, store, sources, sink) -> None:
+def _continue_after_final(follower: Follower, store, sources, sink, clock) -> None:
     """A restarted bot: the last final block of its store, pinned by the hash the store
     recorded, is the tip; the follower goes on from its child by parent links."""
     number, block_hash = store.get("last_final_block"), store.get("last_final_hash")
     if not isinstance(number, int) or not isinstance(block_hash, str):
         return
-    tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"))
+    tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"),
+                       clock=clock)
     follower.tip = tip
     follower.chain[tip.number] = tip
     sink.note(f"watch: continuing after block {number} {block_hash}, the last final block in "

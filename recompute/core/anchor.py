@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.header import Header
 from recompute.core.memo import memo_for
@@ -248,7 +249,8 @@ def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
     return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
 
 
-def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> AnchoredBlock:
+def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any],
+                   clock: Clock | None = None) -> AnchoredBlock:
     """The next block up from an anchored ``parent`` (``recompute watch`` following the head):
     its header must re-hash to the hash the node claims, name ``parent`` as its parentHash and
     be numbered ``parent.number + 1``. A link *up* proves continuity (nothing below the child
@@ -263,13 +265,16 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> 
             f"0x{header.parent_hash.hex()}",
         )
     # Consensus makes a child strictly later (12 s a slot on mainnet); anvil mines several
-    # blocks in one second with equal timestamps, so only going back in time is refused.
-    if header.timestamp < parent.timestamp:
+    # blocks in one second with equal timestamps, so only going back in time is refused,
+    # unless the clock says --strict-timestamps (a real chain).
+    strict = clock is not None and clock.strict_timestamps
+    if header.timestamp < parent.timestamp or (strict and header.timestamp == parent.timestamp):
         raise Unverifiable(
             "header-mismatch",
             f"{parent.source.label} returned as the child of block {parent.number} (timestamp "
-            f"{parent.timestamp}) a block with timestamp {header.timestamp}: earlier than its "
-            "parent",
+            f"{parent.timestamp}) a block with timestamp {header.timestamp}: "
+            + ("not later than its parent (--strict-timestamps)" if strict
+               and header.timestamp == parent.timestamp else "earlier than its parent"),
         )
     anchor = Anchor("parent-link", {
         "parent_hash": "0x" + parent.hash.hex(),
@@ -280,7 +285,8 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> 
         "direction": "child",
         "endpoint": parent.source.label,
     })
-    return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+    child = AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+    return child if clock is None else aged(child, clock)
 
 
 def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[str, Any],
@@ -426,8 +432,39 @@ def anchor_block(
     block_hash: bytes | None = None,
     quorum: int | None = None,
     checkpoint: bytes | None = None,
+    clock: Clock = SYSTEM,
 ) -> AnchoredBlock:
-    """Anchor one block by whichever method the options name (see module doc)."""
+    """Anchor one block by whichever method the options name (see module doc), its age by
+    ``clock`` in the anchor's evidence. A block reached by a tag other than ``earliest`` is
+    ``stale-anchor`` when older than ``clock.max_anchor_age``: a node that stopped (or a
+    quorum of them) must not make an old block "latest". A block pinned by hash, number or
+    checkpoint is judged as asked."""
+    anchored = _anchor_block(sources, block=block, block_hash=block_hash, quorum=quorum,
+                             checkpoint=checkpoint)
+    if isinstance(block, str) and block != "earliest" and block_hash is None:
+        decided = anchored.anchor.detail.get("tag_decided_by", "node")
+        what = f"block {anchored.number} (--block {block}, as the {decided} named it)"
+        clock.check_fresh(anchored.timestamp, clock.max_anchor_age, what, "--max-anchor-age")
+        clock.check_not_future(anchored.timestamp, what)
+    return aged(anchored, clock)
+
+
+def aged(block: AnchoredBlock, clock: Clock) -> AnchoredBlock:
+    """``block`` with its timestamp, the clock and its age in the anchor's evidence
+    (``block_timestamp``, ``clock``, ``as_of``, ``age_s``)."""
+    anchor = Anchor(block.anchor.method, {**block.anchor.detail,
+                                          **clock.evidence(block.timestamp)})
+    return AnchoredBlock(_SEAL, block.header, anchor, block.chain_id, block.source)
+
+
+def _anchor_block(
+    sources: Sequence[ProofSource],
+    *,
+    block: BlockRef | None = None,
+    block_hash: bytes | None = None,
+    quorum: int | None = None,
+    checkpoint: bytes | None = None,
+) -> AnchoredBlock:
     if not sources:
         raise UsageError("no --rpc endpoint given")
     if block_hash is not None and checkpoint is not None:

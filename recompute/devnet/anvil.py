@@ -26,7 +26,8 @@ from recompute.core.errors import UsageError
 # The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
 DEFAULT_MNEMONIC = "test test test test test test test test test test test junk"
 DEFAULT_CHAIN_ID = 31337
-# 2026-01-01T00:00:00Z: the genesis timestamp of every devnet, so histories are identical.
+# 2026-01-01T00:00:00Z: a fixed genesis timestamp, for chains whose histories must be
+# identical (the devnet itself starts at recompute.devnet.build.DEVNET_GENESIS_TIMESTAMP).
 DEFAULT_GENESIS_TIMESTAMP = 1767225600
 
 
@@ -97,7 +98,10 @@ class Anvil:
 
     port: int | None = None
     chain_id: int = DEFAULT_CHAIN_ID
-    timestamp: int = DEFAULT_GENESIS_TIMESTAMP
+    # None: anvil's own clock (a chain mined now, whose `latest` is current by the system
+    # clock), then the genesis timestamp it chose once started; a fixed number for a
+    # reproducible history (recorded data, judged with --at)
+    timestamp: int | None = None
     accounts: int = 10
     mnemonic: str = DEFAULT_MNEMONIC
     state_path: Path | None = None
@@ -116,11 +120,12 @@ class Anvil:
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--chain-id", str(self.chain_id),
-            "--timestamp", str(self.timestamp),
             "--accounts", str(self.accounts),
             "--mnemonic", self.mnemonic,
             "--hardfork", "prague",
         ]
+        if self.timestamp is not None:
+            args += ["--timestamp", str(self.timestamp)]
         if self.state_path is not None:
             args += ["--state", str(self.state_path), "--preserve-historical-states"]
         return args + list(self.extra_args)
@@ -145,6 +150,9 @@ class Anvil:
                     break
                 try:
                     rpc_call(self.url, "eth_chainId", timeout=1.0)
+                    if self.timestamp is None:  # the genesis anvil's clock chose
+                        genesis = rpc_call(self.url, "eth_getBlockByNumber", ["0x0", False])
+                        self.timestamp = int(genesis["timestamp"], 16)
                     return self
                 except (urllib.error.URLError, ConnectionError, OSError):
                     time.sleep(0.05)

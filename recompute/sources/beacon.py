@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -309,10 +310,15 @@ def _hex(value: object, where: str, size: int) -> bytes:
 
 def sync_light_client(client: BeaconClient, network: Network, trusted_block_root: bytes, *,
                       current_slot: int, check_genesis: bool = True,
-                      resume: LightClientStore | None = None) -> LightClientStore:
+                      resume: LightClientStore | None = None,
+                      check_start: Callable[[LightClientStore], None] | None = None,
+                      ) -> LightClientStore:
     """Bootstrap from ``trusted_block_root`` (or go on from ``resume``, a store synced from
     it earlier: recompute.lightclient.persist) and follow the sync committee up to
     ``current_slot``'s period, then apply the node's latest finality and optimistic updates.
+
+    ``check_start`` is called with the store it starts from, before any update is asked for
+    (the weak-subjectivity check of recompute.lightclient.anchor.check_checkpoint).
 
     Returns the store; ``store.finalized_execution()`` is the pinned execution block.
     Raises ``Unverifiable`` when the node's data does not verify (``invalid-consensus-
@@ -327,6 +333,8 @@ def sync_light_client(client: BeaconClient, network: Network, trusted_block_root
     else:
         store = bootstrap(trusted_block_root, client.bootstrap(trusted_block_root, network),
                           network)
+    if check_start is not None:
+        check_start(store)
     return catch_up(client, store, current_slot=current_slot)
 
 

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from recompute.core.anchor import anchor_block
+from recompute.core.anchor import aged, anchor_block
+from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.keccak import keccak256
 from recompute.core.prover import prove_account
@@ -50,6 +51,10 @@ def _replay(vector: dict, recipe_override=None) -> dict:
                               vector.get("proofs", []), vector.get("receipts", {}),
                               label=f"vector {vector.get('name')}")
         block = anchor_block([source], block_hash=pinned)
+        # a vector is recorded data about a block pinned by hash: judged as asked, never
+        # refused for its age, and its evidence names the clock: as of the block's own time
+        # (docs/lightclient.md §Clock)
+        block = aged(block, Clock(at=block.timestamp))
         if kind == "proof":
             slots = [int(s, 16) for s in vector["slots"]]
             account = prove_account(block, bytes.fromhex(vector["address"][2:]), slots)
