@@ -216,17 +216,6 @@ class Runner:
             return self.receipts_at(request)
         raise TypeError(f"{recipe.name} yielded {request!r}")
 
-    def run(self, recipe: Recipe, params: dict) -> Derivation:
-        """Drive one plan to its Derivation (no batching; see :func:`step_many`)."""
-        plan = recipe.plan(params, Clock(self.block.number, self.block.timestamp))
-        answer = None
-        while True:
-            try:
-                request = plan.send(answer)
-            except StopIteration as done:
-                return done.value
-            answer = self.answer(request, recipe)
-
 
 def read_entries(address: bytes, result, known: dict[int, int],
                  below: AnchoredBlock | None = None) -> list[ReadEntry]:
@@ -334,11 +323,6 @@ def bloom_bits(item: bytes) -> tuple[tuple[int, int], ...]:
 
 def bloom_has(bloom: bytes, bits: tuple[tuple[int, int], ...]) -> bool:
     return all(bloom[byte] & mask for byte, mask in bits)
-
-
-def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
-    """Whether ``bloom`` may hold ``item`` (a bloom has false positives, never negatives)."""
-    return bloom_has(bloom, bloom_bits(item))
 
 
 # ---- one step: recipe + expectations + views -> outcome ----------------------------------
