@@ -106,8 +106,11 @@ def method_mistakes(vector: dict) -> list[tuple[str, str, bool]]:
         recipe = get_recipe(vector["recipe"])
     except UsageError:
         return []
+    # imported here: the registered mistakes load the AMM and ERC-8447 recipes, which
+    # `vectors verify` without --tamper and the library API need not
+    from recompute.vectors.mistakes import mistakes_of
     return [(recipe.name, label, _fails(vector, vector, mistaken))
-            for label, mistaken in recipe.mistakes().items()]
+            for label, mistaken in mistakes_of(recipe).items()]
 
 
 def tamper_all(vectors: list[dict]) -> list[str]:
