@@ -18,10 +18,10 @@ import sys
 
 import click
 
-from recompute import __version__
 from recompute.core.boundedjson import reset_recursion_limit
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
 from recompute.core.verdict import EXIT_INTERNAL, EXIT_UNVERIFIABLE, EXIT_USAGE
+from recompute.version import __version__
 
 # name -> (module that adds it to `cli`, first paragraph of its help: what --help shortens)
 COMMANDS: dict[str, tuple[str, str]] = {
