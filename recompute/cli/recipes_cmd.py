@@ -8,7 +8,6 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.beacon_options import light_client_request
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.format import checksum, plain
 from recompute.cli.options import chain_options, unique_pairs
@@ -159,7 +158,7 @@ def _positional(recipe, args, chain, address, given):
         if name in given:
             raise UsageError(f"{name} is given both as an argument and as --param {name}=")
         given[name] = value
-    if chain.block is None and chain.block_hash is None and light_client_request() is None:
+    if chain.block is None and chain.block_hash is None and chain.light_client() is None:
         chain = chain.with_(block="latest")  # (with --beacon the light client's finalized)
     return chain, address
 
