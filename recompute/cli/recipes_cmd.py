@@ -97,7 +97,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
         chain, address = _positional(recipe, positional, chain, address, given)
     if address is None:
         raise UsageError("give --address A (or the short form RECIPE RPC ADDRESS ...)")
-    contract = parse_address(address)
+    contract = parse_address(address, "--address")
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
     expect = recipe.parse_expect(unique_pairs(expects, "--expect"))  # before any node is asked

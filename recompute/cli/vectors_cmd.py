@@ -56,7 +56,7 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
     client's block (finalized unless -b says latest or N) is pinned.
     """
     (source,) = _one_source(chain)
-    parse_address(address)
+    parse_address(address, "--address")
     params, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
     light_client = chain.light_client()
     if light_client is not None:

@@ -47,7 +47,7 @@ def _show(value: object) -> str:
 _HEX_NUMBER = re.compile(r"0x[0-9a-fA-F]+\Z")
 
 
-def parse_address(text: str, what: str = "--address") -> bytes:
+def parse_address(text: str, what: str) -> bytes:
     if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
         raise UsageError(f"{what} {text!r} is not an address (0x followed by 40 hex digits)")
     return bytes.fromhex(text[2:])

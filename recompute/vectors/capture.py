@@ -48,7 +48,7 @@ def capture_step(recipe_name: str, params: dict[str, str], address: str, layout_
     }
     try:
         block = anchor_block([source], block_hash=block_hash)
-        outcome = step(recipe, parsed, block, parse_address(address), layout, expect)
+        outcome = step(recipe, parsed, block, parse_address(address, "address"), layout, expect)
         expected = {"verdict": outcome.verdict.value, "reason": outcome.reason,
                     "derived": outcome.evidence["derived"]}
     except Unverifiable as exc:
