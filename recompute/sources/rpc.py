@@ -19,6 +19,7 @@ import re
 import socket
 import threading
 import time
+from typing import Any
 from urllib.parse import urlparse
 
 from recompute.core.boundedjson import loads as bounded_loads
@@ -63,7 +64,7 @@ def normalise_url(url: str) -> str:
     the default port made explicit, a trailing ``/`` dropped (README §Trust model, quorum)."""
     parsed = urlparse(check_url(url))
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    host = parsed.hostname.lower()
+    host = (parsed.hostname or "").lower()  # check_url: there is one
     host = f"[{host}]" if ":" in host else host
     path = parsed.path.rstrip("/")
     query = f"?{parsed.query}" if parsed.query else ""
@@ -133,7 +134,7 @@ class RpcClient:
         if connection is not None:
             connection.close()
 
-    def request(self, method: str, params: list):
+    def request(self, method: str, params: list[Any]) -> Any:
         with self._count:
             self.calls += 1
         body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
@@ -168,7 +169,7 @@ class RpcClient:
 def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
     parsed = urlparse(url)
     kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-    return kind(parsed.hostname, parsed.port, timeout=timeout)
+    return kind(parsed.hostname or "", parsed.port, timeout=timeout)  # check_url: a host
 
 
 def post(connection: http.client.HTTPConnection, url: str, body: bytes,
