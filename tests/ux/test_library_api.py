@@ -14,7 +14,16 @@ import pytest
 from Crypto.Hash import keccak as cryptodome_keccak
 
 import recompute
-from recompute import Clock, LiveSource, Verdict, anchor_block, get_recipe, prove_account, read, step
+from recompute import (
+    Clock,
+    LiveSource,
+    Verdict,
+    anchor_block,
+    get_recipe,
+    prove_account,
+    read,
+    step,
+)
 from recompute.recipe import array_element_slot, keccak256, mapping_slot, struct_member_slot
 
 
