@@ -149,6 +149,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     segmented = processes is not None or cluster is not None or store_path is not None
     sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
                                   files if files.wanted and not segmented else None)
+    for source in sources:
+        source.tell_batches_refused(sink.note)
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks)

@@ -211,6 +211,13 @@ def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
     header = block.header
     # headers that re-hashed to the parentHash asked for, kept by hash (recompute.core.memo)
     memo = memo_for(block.source, "parent-headers", 1 << 16)
+    # a source that can fetch headers by number in batches (the watch's shared source) holds
+    # the range first, so the walk below asks no one header at a time; each is still
+    # re-hashed and linked here, as one fetched by hash
+    prefetch = getattr(block.source, "prefetch_headers", None)
+    if prefetch is not None and block.number - 1 > down_to and (
+            memo is None or memo.get(header.parent_hash) is None):
+        prefetch(list(range(down_to, block.number)))
     while header.number > down_to:
         parent = memo.get(header.parent_hash) if memo is not None else None
         if parent is None:

@@ -201,6 +201,21 @@ def _transaction_hash(entry: object) -> str:
     return cast(str, text)  # parse_data took it: 0x-hex text
 
 
+def prefetch_receipts(blocks: list[AnchoredBlock]) -> None:
+    """Have the blocks' source fetch the receipts of those of ``blocks`` not proven yet in one
+    go, if it can (the watch's shared source: one JSON-RPC batch); :func:`prove_receipts`
+    then finds them there. Raw answers only: each is proven when asked for."""
+    if len(blocks) < 2:
+        return
+    source = blocks[0].source
+    prefetch = getattr(source, "prefetch_receipts", None)
+    if prefetch is None:
+        return
+    memo = memo_for(source, "receipts", 1024)
+    prefetch([b.hash for b in blocks if b.source is source
+              and (memo is None or memo.get(b.hash) is None)])
+
+
 def prove_receipts(block: AnchoredBlock) -> ProvenReceipts:
     """The block's receipts, proven against its receiptsRoot; kept by block hash per source
     (recompute.core.memo): every check of a watch, at every block above, asks again."""

@@ -24,7 +24,7 @@ from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.memo import memo_for
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
-from recompute.core.receipts import ProvenLog, prove_receipts
+from recompute.core.receipts import ProvenLog, prefetch_receipts, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
@@ -171,10 +171,11 @@ class Runner:
             if block.number == request.from_block:
                 break
             index += 1
-        for block in reversed(scan):
-            bloom = block.header.logs_bloom
-            if not all(bloom_has(bloom, b) for b in bits):
-                continue
+        # the blocks whose bloom may hold the event, their receipts fetched in one go
+        matching = [block for block in reversed(scan)
+                    if all(bloom_has(block.header.logs_bloom, b) for b in bits)]
+        prefetch_receipts(matching)
+        for block in matching:
             # only the logs the recipe's contract emitted: anyone can emit the same event
             # signature from a contract of their own (issue #11); each is in the evidence
             logs = [log for log in prove_receipts(block).logs if log.address == self.address]
