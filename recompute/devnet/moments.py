@@ -173,8 +173,10 @@ ABOUT: dict[str, dict] = {
     "amm.lying-rollback": _amm("lying-example", _RC, GOOD, "a valid rollback to version 1 on "
                                "the lying registry", vector="amm-restore-claim-lying-rollback",
                                block=_block("amm.lying-rollback")),
-    "amm.restore-no-advance": _amm("lying-example", _RC, BAD, "a restore claim whose version "
-                                   "does not advance", vector="amm-restore-claim-no-advance",
+    "amm.restore-no-advance": _amm("lying-example", _RC, GOOD, "a restore claim that changes "
+                                   "nothing: both MUST checks hold and the honest registry "
+                                   "accepts it; version_advanced is false",
+                                   vector="amm-restore-claim-no-advance",
                                    block=_block("amm.restore-no-advance")),
     "amm.restore-equal-base": _amm("lying-example", _RC, BAD, "restoresVersion equal to the "
                                    "base version", vector="amm-restore-claim-equal-base",

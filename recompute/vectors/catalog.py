@@ -379,8 +379,9 @@ RULE_CASES = [
           layout="amm-registry-lying", subject=_subject("lying-example"),
           block=_at("amm.lying-rollback")),
     _case("amm-restore-claim-no-advance", _RESTORE, "amm.restore-no-advance", _LYING,
-          "restoresVersion 1 with no change: rootAt(1) matches but the version does not advance "
-          "(BAD)", layout="amm-registry-lying", subject=_subject("lying-example"),
+          "restoresVersion 1 with no change: below the base version and rootAt(1) is the post "
+          "root, as the honest registry checks; the version does not advance (GOOD, "
+          "version_advanced false)", layout="amm-registry-lying", subject=_subject("lying-example"),
           block=_at("amm.restore-no-advance")),
     _case("amm-restore-claim-equal-base", _RESTORE, "amm.restore-equal-base", _LYING,
           "restoresVersion equal to the base version (BAD)", layout="amm-registry-lying",

@@ -79,9 +79,11 @@ def test_a_rule_with_both_outcomes_is_decided_on_a_verdict():
     is (a rule that only shapes a derived value: a deadline, a timepoint, a hash)."""
     derived_only = {r["id"] for r in RULES if r["vectors"]
                     and all(v["decides"] == "derived" for v in r["vectors"])}
+    # amm.restore.version-advances: a descriptive sentence gives a derived value, never a BAD
+    # (docs/design.md §Verdicts follow the normative text)
     assert derived_only == {"amm.status.due-window", "amm.policy.interval-smallest",
                             "amm.signal.not-tracked", "amm.signal.silent-since",
-                            "sai.charter.sha256-jcs",
+                            "amm.restore.version-advances", "sai.charter.sha256-jcs",
                             "sai.member.not-carried-precedes-dissolved"}
 
 
