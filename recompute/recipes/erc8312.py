@@ -69,6 +69,16 @@ from recompute.recipes.framework import (
 
 WORD = 1 << 256
 
+# What an aggregate <= cap verdict does not prove (ERC-8312 thread on §5.1: "it asserts
+# Σ metered draws ≤ cap only over draws routed through the meter — non-bypassability is the
+# substrate obligation the profile states, not something the recompute proves"; §5.3).
+METER_BOUND = ("covers only what this meter counted: a draw that bypasses the meter (a path "
+               "that moves value without advancing it) is not seen; non-bypassability is the "
+               "substrate's obligation (ERC-8312 §5.3), not proven here")
+LOG_BOUND = ("the log half (Drawn) was read from receipts proven against each block's "
+             "receiptsRoot: it needs a node that keeps receipts; a storage proof alone "
+             "verifies from any node that kept the state")
+
 # ---- cap conservation (ERC-8312 thread: "aggregate <= cap, provable from public state") ------
 
 
@@ -228,6 +238,7 @@ class CapConservation(Recipe):
             failed="" if result["within_cap"] else
                    f"aggregate {result['aggregate']} > cap {result['cap']} (over by "
                    f"{-result['headroom']}); healthy means aggregate <= cap",
+            bounds=[METER_BOUND],
         )
 
     def conserve(self, aggregate: int, cap: int) -> dict:
@@ -439,6 +450,7 @@ class AggregateBudget(Recipe):
             predicate="Σ admitted Drawn(root, ·, period).amount <= cap[root] and "
                       "== spentRoot[root][period]",
             findings=findings,
+            bounds=[METER_BOUND, LOG_BOUND],
         )
 
     def conserve(self, draws, cap, spent, root, period) -> dict:
