@@ -44,6 +44,7 @@ class ProvenLog:
     topics: tuple[bytes, ...]
     data: bytes
     tx_hash_claimed: str | None  # the node's word: not covered by receiptsRoot
+    block_timestamp: int = 0  # the proven header's timestamp (the block's clock)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,6 +154,7 @@ def verify_receipts(block: AnchoredBlock, receipts: object) -> ProvenReceipts:
                 topics=tuple(parse_data(t, "log.topic", _malformed, 32) for t in log["topics"]),
                 data=parse_data(log["data"], "log.data", _malformed),
                 tx_hash_claimed=receipt.get("transactionHash"),
+                block_timestamp=block.timestamp,
             ))
     return ProvenReceipts(_SEAL, block, statuses, logs)
 

@@ -296,6 +296,62 @@ ABOUT: dict[str, dict] = {
 }
 
 
+def _variant(recipe: str, contract: str, layout: str | None, text: str,
+             vector: str, who: dict, params: Callable[[dict], dict]) -> dict:
+    """A moment of ``history_variants``: a lying variant's state no honest contract reaches."""
+    return {"text": text, **who, "recipe": recipe, "contract": contract, "layout": layout,
+            "params": params, "verdict": BAD, "vector": vector}
+
+
+def _variants(m: dict) -> dict:
+    return m["variants"]
+
+
+def _one_above_key(kind: str, shape: str):
+    def params(m: dict) -> dict:
+        entry = _variants(m)["meters"][kind]
+        if kind == "mandate":
+            return {"shape": shape, "agent": entry["agent"].lower(),
+                    "principal": entry["principal"].lower()}
+        return {"key": entry["key" if kind == "reserved_confirmed" else "envelope"],
+                "shape": shape}
+    return params
+
+
+VARIANTS: dict[str, dict] = {
+    "variant.amm-root-not-kept": _variant(
+        _RC, "LyingRootMeditationRegistry", None,
+        "a rollback to version 1 whose new version's root the registry did not keep: "
+        "rootAt(3) is zero, not the post root", "amm-restore-claim-root-not-kept",
+        {"subject": "variant-example"},
+        lambda m: {"subject": _variants(m)["amm"]["subject"].lower(),
+                   "block": str(_variants(m)["amm"]["rollback"]["block"])}),
+    "variant.rc-one-above": _variant(
+        "8312/cap-conservation", "LyingReservedConfirmedMeter", None,
+        "reserved 1001 + confirmed 0 over the cap 1000 (the write without the cap check)",
+        "8312-cap-conservation-reserved-confirmed-one-above", {"meter": "reserved_confirmed"},
+        _one_above_key("reserved_confirmed", "reserved-confirmed")),
+    "variant.headroom-one-above": _variant(
+        "8312/cap-conservation", "LyingHeadroomMeter",
+        "meter-headroom", "cumulativeTurnover 8001 over maxCumulativeTurnover 8000",
+        "8312-cap-conservation-headroom-named-one-above", {"meter": "headroom"},
+        _one_above_key("headroom", "headroom")),
+    "variant.mandate-one-above": _variant(
+        "8312/cap-conservation", "LyingMandateMeter",
+        "meter-mandate", "cumulativeUsed 1001 over maxCumulativeValue 1000",
+        "8312-cap-conservation-mandate-one-above", {"meter": "mandate"},
+        _one_above_key("mandate", "mandate")),
+    "variant.epoch-unaligned": _variant(
+        "8312/aggregate-budget", "LyingLeafEpochMeter",
+        "meter-aggregate-budget", "a leaf whose local windows do not tile the root period "
+        "draws its allocation 100 in two of them within root period 0: 200 > cap 100",
+        "8312-aggregate-budget-epoch-unaligned", {"meter": "leaf_epochs"},
+        lambda m: {"root": _variants(m)["leaf_epochs"]["root_id"], "period": "0",
+                   "from_block": str(_variants(m)["leaf_epochs"]["draws"][0]["block"])}),
+}
+ABOUT.update(VARIANTS)
+
+
 def describe(manifest: dict) -> None:
     """Attach ``about`` (with its parameters resolved against ``manifest``) to every moment."""
     missing = sorted(set(manifest["moments"]) - set(ABOUT))

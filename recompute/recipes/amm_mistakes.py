@@ -215,8 +215,7 @@ def restore_claim_mistakes() -> dict:
         "amm.restore.below-current-version": _ChecksWithout("restores_earlier_version"),
         "amm.restore.equal-base-version": _ChecksWithout("equal-base"),
         "amm.restore.version-advances": _ChecksWithout("version_advanced"),
-        # amm.restore.root-at-new-version has no mistake: no vector can tell one apart
-        # (vectors/rules.json gives the reason)
+        "amm.restore.root-at-new-version": _ChecksWithout("root_at_new_matches"),
     }
 
 

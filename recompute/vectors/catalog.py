@@ -465,7 +465,27 @@ RULE_CASES = [
           from_block=_c_draw_block),
 ]
 
-DEVNET_CASES += RULE_CASES
+
+
+def _variant_cases() -> list[dict]:
+    """The lying variants' moments (recompute/devnet/history_variants.py), each captured as
+    its moment says (recipe, contract, layout, parameters), plus the struct:2:2:1 shape at the
+    headroom one above its cap."""
+    from recompute.devnet.moments import VARIANTS
+
+    cases = [{"name": about["vector"], "recipe": about["recipe"], "moment": label,
+              "contract": about["contract"], "layout": about["layout"],
+              "params": about["params"], "expect": {},
+              "description": about["text"] + " (BAD)"} for label, about in VARIANTS.items()]
+    cases.append(_case(
+        "8312-cap-conservation-headroom-one-above", "8312/cap-conservation",
+        "variant.headroom-one-above", "LyingHeadroomMeter",
+        "the thread's struct:2:2:1 shape: turnover 8001 of 8000 (BAD)",
+        key=lambda m: m["variants"]["meters"]["headroom"]["envelope"], shape="struct:2:2:1"))
+    return cases
+
+
+DEVNET_CASES += RULE_CASES + _variant_cases()
 
 
 def resolve_cases(manifest: dict, cases: list[dict]) -> list[dict]:

@@ -101,6 +101,7 @@ def test_a_method_no_vector_tells_apart_is_reported():
                                           "amm.restore.zero-is-no-claim",
                                           "amm.restore.below-current-version",
                                           "amm.restore.equal-base-version",
+                                          "amm.restore.root-at-new-version",
                                           "amm.restore.version-advances"])]
 
 
