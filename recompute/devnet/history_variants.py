@@ -21,13 +21,23 @@ every earlier moment keeps its block:
   ``A + 70000`` (local window 1): both in root period 0, 200 > 100. The meter keyed each to
   its local window and admitted both; the honest meter would refuse the second
   (``variant.epoch-unaligned``, BAD).
+- An honest ``SwarmRegistry`` swarm (``sai.charter.member-hashes``; the registry never reads
+  a pack, so no registry can check this): formed with the charterHash and commitmentHash of
+  ``recompute/data/fixtures/pack-objective-differs.json`` (SHA-256 of JCS, ERC-8447 §4.1) and
+  with the pack's specHash and version, but with an objectiveHash that is a label, not
+  SHA-256(JCS(pack.objective)) (``variant.charter-objective-differs``, BAD).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+import rfc8785
 from eth_hash.auto import keccak
 
-from recompute.devnet.driver import Driver
+from recompute.data import PACKS
+from recompute.devnet.driver import Driver, HistoryError
 from recompute.devnet.history_amm import (
     COMPLETED,
     EVENT,
@@ -44,6 +54,7 @@ from recompute.devnet.history_amm import (
     hx,
 )
 from recompute.devnet.history_meters import DRAW_GAS, ROOT_NODE, root_id
+from recompute.devnet.history_swarm import GATED, OBJECTIVE, RECRUIT, _phase, _role
 
 ROOT_REGISTRY = "LyingRootMeditationRegistry"
 LYING_RC, LYING_HEADROOM, LYING_MANDATE = ("LyingReservedConfirmedMeter", "LyingHeadroomMeter",
@@ -72,6 +83,7 @@ def extend(driver: Driver) -> None:
     section["amm"] = _root_not_kept(driver)
     section["meters"] = _one_above(driver)
     section["leaf_epochs"] = _epoch_unaligned(driver)
+    section["charter"] = _objective_differs(driver)
 
 
 def _root_not_kept(driver: Driver) -> dict:
@@ -145,3 +157,30 @@ def _epoch_unaligned(driver: Driver) -> dict:
             "period_length": ROOT_PERIOD, "period_anchor": anchor, "leaf": hx(LEAF),
             "leaf_epoch": {"length": LEAF_EPOCH, "anchor": anchor + LEAF_OFFSET},
             "draws": draws}
+
+
+CHARTER_PACK = PACKS / "pack-objective-differs.json"
+
+
+def _sha256_jcs(value) -> bytes:
+    """ERC-8447 §4.1: SHA-256 of the RFC 8785 canonical form."""
+    return hashlib.sha256(rfc8785.dumps(value)).digest()
+
+
+def _objective_differs(driver: Driver) -> dict:
+    h = driver.state["swarm"]  # the swarm history's registries and accounts
+    roles = [_role("worker", 1, 2)]
+    phases = [_phase("work", "shared", "partitioned", "leader", GATED, RECRUIT)]
+    _, spec_hash = h.spec("charter", roles, phases, min_members=1, max_members=2)
+    pack = json.loads(CHARTER_PACK.read_text())
+    if pack["specHash"] != "0x" + spec_hash.hex() or pack["version"] != 1:
+        raise HistoryError(f"{CHARTER_PACK.name} names specHash {pack['specHash']}, the swarm's "
+                           f"spec hashes to 0x{spec_hash.hex()}")
+    hashes = (_sha256_jcs(pack), _sha256_jcs(pack["commitment"]), OBJECTIVE[1])
+    swarm_id = h.form("charter", h.honest, roles, phases, min_members=1, max_members=2,
+                      hashes=hashes)
+    driver.moment("variant.charter-objective-differs")
+    return {"contract": "SwarmRegistry", "swarm": "0x" + swarm_id.hex(),
+            "spec_hash": "0x" + spec_hash.hex(), "charter_hash": "0x" + hashes[0].hex(),
+            "commitment_hash": "0x" + hashes[1].hex(), "objective_hash": "0x" + hashes[2].hex(),
+            "pack": CHARTER_PACK.name}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from recompute.data import PACKS
 from recompute.devnet.driver import HistoryError
 
 GOOD, BAD = "VERIFIED-GOOD", "VERIFIED-BAD"
@@ -297,7 +298,7 @@ ABOUT: dict[str, dict] = {
 
 
 def _variant(recipe: str, contract: str, layout: str | None, text: str,
-             vector: str, who: dict, params: Callable[[dict], dict]) -> dict:
+             vector: str | None, who: dict, params: Callable[[dict], dict]) -> dict:
     """A moment of ``history_variants``: a lying variant's state no honest contract reaches."""
     return {"text": text, **who, "recipe": recipe, "contract": contract, "layout": layout,
             "params": params, "verdict": BAD, "vector": vector}
@@ -348,6 +349,12 @@ VARIANTS: dict[str, dict] = {
         "8312-aggregate-budget-epoch-unaligned", {"meter": "leaf_epochs"},
         lambda m: {"root": _variants(m)["leaf_epochs"]["root_id"], "period": "0",
                    "from_block": str(_variants(m)["leaf_epochs"]["draws"][0]["block"])}),
+    "variant.charter-objective-differs": _variant(
+        "sai/charter", "SwarmRegistry", "swarm-registry", "a swarm committed to a pack's "
+        "charter and commitment hashes, its specHash and version, but to an objective hash "
+        "of its own: only the objective differs", None, {"swarm": "charter"},
+        lambda m: {"swarm": _variants(m)["charter"]["swarm"],
+                   "pack": str(PACKS / _variants(m)["charter"]["pack"])}),
 }
 ABOUT.update(VARIANTS)
 

@@ -92,5 +92,16 @@ class _KeccakCharter(Charter):
         return out
 
 
+class _CharterHashOnly(Charter):
+    """The pack judged by its charterHash alone: the objective, commitment, specHash and version
+    members not compared (§4.1 requires each)."""
+
+    def check(self, pack, record, objective_hash):
+        out = charter_check(pack, record, objective_hash)
+        return dict(out, objective_matches=True, commitment_matches=True,
+                    spec_hash_matches=True, version_matches=True)
+
+
 def charter_mistakes() -> dict:
-    return {"sai.charter.sha256-jcs": _KeccakCharter()}
+    return {"sai.charter.sha256-jcs": _KeccakCharter(),
+            "sai.charter.member-hashes": _CharterHashOnly()}

@@ -476,7 +476,14 @@ def _variant_cases() -> list[dict]:
     cases = [{"name": about["vector"], "recipe": about["recipe"], "moment": label,
               "contract": about["contract"], "layout": about["layout"],
               "params": about["params"], "expect": {},
-              "description": about["text"] + " (BAD)"} for label, about in VARIANTS.items()]
+              "description": about["text"] + " (BAD)"} for label, about in VARIANTS.items()
+             if about["vector"]]
+    cases.append(_case(
+        "sai-charter-objective-differs", "sai/charter", "variant.charter-objective-differs",
+        "SwarmRegistry", "a pack whose charter, commitment, specHash and version match the "
+        "swarm's; its objective does not hash to the swarm's objectiveHash (BAD)",
+        layout="swarm-registry", swarm=lambda m: m["variants"]["charter"]["swarm"],
+        pack=PACKS / "pack-objective-differs.json"))
     cases.append(_case(
         "8312-cap-conservation-headroom-one-above", "8312/cap-conservation",
         "variant.headroom-one-above", "LyingHeadroomMeter",
