@@ -26,6 +26,10 @@ every earlier moment keeps its block:
   ``recompute/data/fixtures/pack-objective-differs.json`` (SHA-256 of JCS, ERC-8447 §4.1) and
   with the pack's specHash and version, but with an objectiveHash that is a label, not
   SHA-256(JCS(pack.objective)) (``variant.charter-objective-differs``, BAD).
+- ``LyingRevisionSwarmRegistry`` (``sai.revision.one-per-change``): a swarm formed, two workers
+  seated (each admission one revision and one Changed), then one worker leaves: the registry
+  increments the revision without emitting Changed, so the revision ran one past the Changed
+  events (``variant.revision-unannounced``, BAD).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from recompute.devnet.history_amm import (
     hx,
 )
 from recompute.devnet.history_meters import DRAW_GAS, ROOT_NODE, root_id
-from recompute.devnet.history_swarm import GATED, OBJECTIVE, RECRUIT, _phase, _role
+from recompute.devnet.history_swarm import GATED, OBJECTIVE, RECRUIT, ROLE_IDS, _phase, _role
 
 ROOT_REGISTRY = "LyingRootMeditationRegistry"
 LYING_RC, LYING_HEADROOM, LYING_MANDATE = ("LyingReservedConfirmedMeter", "LyingHeadroomMeter",
@@ -84,6 +88,7 @@ def extend(driver: Driver) -> None:
     section["meters"] = _one_above(driver)
     section["leaf_epochs"] = _epoch_unaligned(driver)
     section["charter"] = _objective_differs(driver)
+    section["revision"] = _revision_unannounced(driver)
 
 
 def _root_not_kept(driver: Driver) -> dict:
@@ -184,3 +189,26 @@ def _objective_differs(driver: Driver) -> dict:
             "spec_hash": "0x" + spec_hash.hex(), "charter_hash": "0x" + hashes[0].hex(),
             "commitment_hash": "0x" + hashes[1].hex(), "objective_hash": "0x" + hashes[2].hex(),
             "pack": CHARTER_PACK.name}
+
+
+REVISION_REGISTRY = "LyingRevisionSwarmRegistry"
+
+
+def _revision_unannounced(driver: Driver) -> dict:
+    h = driver.state["swarm"]
+    acc = driver.accounts
+    libraries = {"SpecLib": "SpecLib", "MembershipLib": "MembershipLib"}
+    reg = driver.deploy(REVISION_REGISTRY, sender=acc[0], libraries=libraries)
+    swarm_id = h.form("revision", reg, [_role("worker", 1, 3)],
+                      [_phase("work", "shared", "partitioned", "leader", GATED, RECRUIT)],
+                      min_members=1, max_members=3)
+    formed = driver.w3.eth.block_number
+    for account in (acc[3], acc[4]):
+        h.seat("revision", reg, swarm_id, account, "worker")
+    receipt = driver.tx(reg.functions.leave(swarm_id), sender=acc[4])
+    h.expect(receipt, reg, "MemberExited", account=acc[4])
+    if reg.events.Changed().process_receipt(receipt):
+        raise HistoryError("the lying registry emitted Changed for leave")
+    driver.moment("variant.revision-unannounced")
+    return {"contract": REVISION_REGISTRY, "swarm": "0x" + swarm_id.hex(),
+            "formed_block": formed, "role": "0x" + ROLE_IDS["worker"].hex()}

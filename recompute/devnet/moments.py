@@ -355,6 +355,12 @@ VARIANTS: dict[str, dict] = {
         "of its own: only the objective differs", None, {"swarm": "charter"},
         lambda m: {"swarm": _variants(m)["charter"]["swarm"],
                    "pack": str(PACKS / _variants(m)["charter"]["pack"])}),
+    "variant.revision-unannounced": _variant(
+        "sai/revision", "LyingRevisionSwarmRegistry", "swarm-registry", "a leave that "
+        "increments the revision without emitting Changed: the revision runs one past the "
+        "Changed events", "sai-revision-unannounced", {"swarm": "revision"},
+        lambda m: {"swarm": _variants(m)["revision"]["swarm"],
+                   "from_block": str(_variants(m)["revision"]["formed_block"])}),
 }
 ABOUT.update(VARIANTS)
 
