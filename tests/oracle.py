@@ -552,6 +552,118 @@ class AmmOracle:
         self.stats.by_rule[rule] = self.stats.by_rule.get(rule, 0) + 1
 
 
+# ---- ERC-8447: SwarmRegistry -----------------------------------------------------------------
+
+SWARM_SEATS = (3, 4, 5, 6, 7)  # anvil accounts that apply, join and leave
+SWARM_OPS = st.one_of(
+    st.tuples(st.just("apply"), st.sampled_from(SWARM_SEATS), st.sampled_from(["worker",
+                                                                               "coordinator"])),
+    st.tuples(st.just("admit"), st.sampled_from(SWARM_SEATS), st.sampled_from(["worker",
+                                                                               "coordinator"])),
+    st.tuples(st.just("accept"), st.sampled_from(SWARM_SEATS)),
+    st.tuples(st.just("leave"), st.sampled_from(SWARM_SEATS)),
+    st.tuples(st.just("activate")),
+    st.tuples(st.just("amend"), st.booleans()),
+)
+
+
+class SwarmOracle:
+    """create / join (both sides) / leave / revise (amend) on the honest SwarmRegistry: after
+    each accepted call, sai/revision is consistent (GOOD), sai/roster's roster_met is the
+    registry's rosterMet, sai/member's status and exit reason are its memberStatus. Refusals
+    are counted: no rule of the inventory owns them, so none is forced."""
+
+    def __init__(self, chain: Chain):
+        from recompute.devnet.driver import Driver
+        from recompute.devnet.history_swarm import SwarmHistory
+
+        self.c = chain
+        self.driver = Driver(chain.w3, start_timestamp=chain.now)
+        self.h = SwarmHistory(self.driver)
+        self.h.deploy()
+        chain.now = self.driver.now
+        self.stats = Stats()
+        self._names = itertools.count(1)
+
+    def start(self) -> None:
+        from recompute.devnet.history_swarm import CHARTER, GATED, RECRUIT, _phase, _role
+
+        self.driver.now = self.c.now
+        self.name = f"oracle-{next(self._names)}"
+        self.swarm = self.h.form(
+            self.name, self.h.honest, [_role("worker", 1, 3), _role("coordinator", 1, 1)],
+            [_phase("work", "shared", "partitioned", "leader", GATED, RECRUIT)],
+            min_members=2, max_members=4, amend_by_initiator=True)
+        self.c.now = self.driver.now
+        self.formed = self.c.w3.eth.block_number
+        self.charter, self.amendments = CHARTER[1], 0
+        self._check(self.formed)
+
+    def apply(self, op) -> None:
+        from recompute.devnet.history_swarm import ROLE_IDS, kid
+
+        self.stats.ops += 1
+        reg, a = self.h.honest, self.c.accounts
+        f, kind = reg.functions, op[0]
+        if kind == "apply":
+            fn, sender = f.applyToJoin(self.swarm, ROLE_IDS[op[2]], self.charter), a[op[1]]
+        elif kind == "admit":
+            fn, sender = f.admit(self.swarm, a[op[1]], ROLE_IDS[op[2]]), self.h.steward
+        elif kind == "accept":
+            fn, sender = f.acceptCharter(self.swarm, self.charter), a[op[1]]
+        elif kind == "leave":
+            fn, sender = f.leave(self.swarm), a[op[1]]
+        elif kind == "activate":
+            fn, sender = f.activate(self.swarm), a[9]
+        else:
+            self.amendments += 1
+            charter = kid(f"{self.name} charter v{self.amendments + 1}")
+            fn = f.amend(self.swarm, charter, "", kid(f"{self.name} objective"), bytes(32),
+                         op[1])
+            sender = self.h.initiator
+        try:
+            receipt = self.c.try_send(reg, fn, sender, wait=30)
+        except Rejected as rejected:
+            self.stats.rejected += 1
+            self.stats.by_error[rejected.error] = self.stats.by_error.get(rejected.error, 0) + 1
+            return
+        self.stats.accepted += 1
+        if kind == "amend":
+            self.charter = fn.args[1]
+        self._check(receipt["blockNumber"])
+
+    def _check(self, number: int) -> None:
+        block, _ = self.c.anchored(number)
+        reg, a = self.h.honest, self.c.accounts
+        swarm = "0x" + self.swarm.hex()
+        jobs = [("sai/revision", {"swarm": swarm, "from_block": str(self.formed)},
+                 reg.address, None),
+                ("sai/roster", {"swarm": swarm, "from_block": str(self.formed)}, reg.address,
+                 None)]
+        jobs += [("sai/member", {"swarm": swarm, "account": a[i].lower()}, reg.address, None)
+                 for i in SWARM_SEATS]
+        revision, roster, *members = self.c.run(block, jobs)
+        self.stats.checks += len(jobs)
+        assert revision.verdict.value == "VERIFIED-GOOD", _derived(revision)
+        met = reg.functions.rosterMet(self.swarm).call(block_identifier=number)
+        assert _derived(roster)["roster_met"] is met, _derived(roster)
+        assert (roster.verdict.value == "VERIFIED-GOOD") is met
+        for i, out in zip(SWARM_SEATS, members, strict=True):
+            status, reason = reg.functions.memberStatus(self.swarm, a[i]).call(
+                block_identifier=number)
+            d = _derived(out)
+            assert (d["status"], d["exit_reason"]) == (_SEAT[status], _EXIT[reason]), (i, d)
+
+
+def _enum(name: str) -> tuple[str, ...]:
+    from recompute.recipes import sai
+
+    return getattr(sai, name)
+
+
+_SEAT, _EXIT = _enum("MEMBER_STATUS"), _enum("EXIT_REASON")
+
+
 # name -> (oracle class, operation strategy): what the test and the benchmark drive
 REGISTRIES = {"budget": (BudgetOracle, BUDGET_OPS), "rc": (ReservedConfirmedOracle, RC_OPS),
-              "amm": (AmmOracle, AMM_OPS)}
+              "amm": (AmmOracle, AMM_OPS), "swarm": (SwarmOracle, SWARM_OPS)}

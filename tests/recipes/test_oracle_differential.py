@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.oracle import AMM_OPS, BUDGET_OPS, RC_OPS, REGISTRIES, Chain
+from tests.oracle import AMM_OPS, BUDGET_OPS, RC_OPS, REGISTRIES, SWARM_OPS, Chain
 
-EXAMPLES = int(os.environ.get("RECOMPUTE_ORACLE_EXAMPLES", "10"))
+EXAMPLES = int(os.environ.get("RECOMPUTE_ORACLE_EXAMPLES", "6"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                     suppress_health_check=list(HealthCheck))
 
@@ -70,4 +70,16 @@ def test_amm_registry_is_an_oracle(oracles):
         _run(oracles["amm"], ops)
     run()
     stats = oracles["amm"].stats
+    assert stats.accepted and stats.rejected
+
+
+def test_swarm_registry_is_an_oracle(oracles):
+    @SETTINGS
+    @given(st.lists(SWARM_OPS, min_size=1, max_size=8))
+    @example([("apply", 3, "worker"), ("admit", 3, "worker"), ("admit", 4, "coordinator"),
+              ("accept", 4), ("activate",), ("amend", True), ("leave", 3)])
+    def run(ops):
+        _run(oracles["swarm"], ops)
+    run()
+    stats = oracles["swarm"].stats
     assert stats.accepted and stats.rejected
