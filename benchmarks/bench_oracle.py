@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=3000, help="operations per registry")
     parser.add_argument("--max-len", type=int, default=12, help="longest sequence drawn")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", choices=["budget", "rc", "amm"], action="append")
+    parser.add_argument("--only", choices=list(REGISTRIES), action="append")
     args = parser.parse_args()
     results = []
     with Anvil() as node:

@@ -66,7 +66,7 @@ class Chain:
         self.now += 1
         self.node.rpc("evm_setNextBlockTimestamp", self.now)
         tx = factory.constructor().transact({"from": self.accounts[0]})
-        receipt = self.w3.eth.wait_for_transaction_receipt(tx)
+        receipt = self._receipt(tx, f"deploy {name}")
         return self.w3.eth.contract(address=receipt["contractAddress"], abi=artifact["abi"])
 
     def fresh_account(self) -> str:
@@ -91,8 +91,12 @@ class Chain:
         self.now += wait + 1
         self.node.rpc("evm_setNextBlockTimestamp", self.now)
         tx = fn.transact({"from": sender, "gas": GAS})
-        receipt = self.w3.eth.wait_for_transaction_receipt(tx)
-        assert receipt["status"] == 1, fn.fn_name
+        return self._receipt(tx, fn.fn_name)
+
+    def _receipt(self, tx, what: str) -> dict:
+        """anvil mines on send: the receipt is there at once (no 0.1 s polling)."""
+        receipt = self.w3.eth.wait_for_transaction_receipt(tx, poll_latency=0.005)
+        assert receipt["status"] == 1, what
         return receipt
 
     def mine(self, wait: int) -> int:
