@@ -31,11 +31,15 @@ from recompute.devnet.anvil import Anvil  # noqa: E402
 from tests.oracle import REGISTRIES, Chain  # noqa: E402
 
 
-def run(name: str, oracle, ops_strategy, target: int, max_len: int, rng_seed: int) -> dict:
+def run(name: str, oracle, ops_strategy, target: int, max_len: int, rng_seed: int,
+        seconds_cap: float | None = None) -> dict:
     start = time.perf_counter()
     while oracle.stats.ops < target:
+        if seconds_cap is not None and time.perf_counter() - start > seconds_cap:
+            print(f"{name}: stopped at --seconds {seconds_cap:g}", flush=True)
+            break
         missing = target - oracle.stats.ops
-        batch = max(1, missing // max(1, max_len // 2))
+        batch = max(1, min(20, missing // max(1, max_len // 2)))
 
         @seed(rng_seed + oracle.stats.ops)
         @settings(max_examples=batch, deadline=None, database=None,
@@ -47,6 +51,8 @@ def run(name: str, oracle, ops_strategy, target: int, max_len: int, rng_seed: in
                 oracle.apply(op)
 
         check()
+        print(f"{name}: {oracle.stats.ops} operations, {time.perf_counter() - start:.0f} s",
+              flush=True)
     seconds = time.perf_counter() - start
     s = oracle.stats
     out = {"registry": name, "ops": s.ops, "accepted": s.accepted, "rejected": s.rejected,
@@ -64,6 +70,8 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=3000, help="operations per registry")
     parser.add_argument("--max-len", type=int, default=12, help="longest sequence drawn")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seconds", type=float, help="stop each registry after this long "
+                        "(its figures say how many operations it reached)")
     parser.add_argument("--only", choices=list(REGISTRIES), action="append")
     args = parser.parse_args()
     results = []
@@ -72,7 +80,8 @@ def main() -> None:
         for name, (cls, ops) in REGISTRIES.items():
             if args.only and name not in args.only:
                 continue
-            results.append(run(name, cls(chain), ops, args.ops, args.max_len, args.seed))
+            results.append(run(name, cls(chain), ops, args.ops, args.max_len, args.seed,
+                               args.seconds))
     print(json.dumps({"oracle": results}))
 
 
