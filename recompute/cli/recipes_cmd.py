@@ -123,6 +123,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
         skipped = len(views) - len(compared)
         lines.append(f"views: {len(compared)} value(s) compared, {disagreeing} disagreed"
                      + (f", {skipped} skipped" if skipped else ""))
+    lines += [f"bound: {bound}" for bound in outcome.evidence.get("bounds", [])]
     for finding in outcome.evidence["findings"]:
         if finding.get("finding") == "view-disagrees":
             lines.append(f"finding view-disagrees: {finding['view']} says "

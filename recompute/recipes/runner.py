@@ -782,6 +782,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "predicate": derivation.predicate,
         "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
+        **({"bounds": list(derivation.bounds)} if derivation.bounds else {}),
     }
     recorded = layout.runtime_code_hash
     if recorded is not None and recorded != account.code_hash:

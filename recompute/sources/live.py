@@ -158,6 +158,8 @@ class LiveSource:
 
     def transaction_receipt(self, tx_hash: str) -> dict[str, Any] | None:
         answer = self.client.request("eth_getTransactionReceipt", [tx_hash])
+        if answer is None:  # a node that pruned it (recompute.core.receipts says so)
+            return None
         if not isinstance(answer, dict):
             raise malformed(f"{self.label} eth_getTransactionReceipt {tx_hash}: no receipt")
         return answer

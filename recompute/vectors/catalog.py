@@ -389,8 +389,9 @@ RULE_CASES = [
           layout="amm-registry-lying", subject=_subject("lying-example"),
           block=_at("amm.lying-rollback")),
     _case("amm-restore-claim-no-advance", _RESTORE, "amm.restore-no-advance", _LYING,
-          "restoresVersion 1 with no change: rootAt(1) matches but the version does not advance "
-          "(BAD)", layout="amm-registry-lying", subject=_subject("lying-example"),
+          "restoresVersion 1 with no change: below the base version and rootAt(1) is the post "
+          "root, as the honest registry checks; the version does not advance (GOOD, "
+          "version_advanced false)", layout="amm-registry-lying", subject=_subject("lying-example"),
           block=_at("amm.restore-no-advance")),
     _case("amm-restore-claim-equal-base", _RESTORE, "amm.restore-equal-base", _LYING,
           "restoresVersion equal to the base version (BAD)", layout="amm-registry-lying",
@@ -474,7 +475,34 @@ RULE_CASES = [
           from_block=_c_draw_block),
 ]
 
-DEVNET_CASES += RULE_CASES
+
+
+def _variant_cases() -> list[dict[str, Any]]:
+    """The lying variants' moments (recompute/devnet/history_variants.py), each captured as
+    its moment says (recipe, contract, layout, parameters), plus the struct:2:2:1 shape at the
+    headroom one above its cap."""
+    from recompute.devnet.moments import VARIANTS
+
+    cases = [{"name": about["vector"], "recipe": about["recipe"], "moment": label,
+              "contract": about["contract"], "layout": about["layout"],
+              "params": about["params"], "expect": {},
+              "description": about["text"] + " (BAD)"} for label, about in VARIANTS.items()
+             if about["vector"]]
+    cases.append(_case(
+        "sai-charter-objective-differs", "sai/charter", "variant.charter-objective-differs",
+        "SwarmRegistry", "a pack whose charter, commitment, specHash and version match the "
+        "swarm's; its objective does not hash to the swarm's objectiveHash (BAD)",
+        layout="swarm-registry", swarm=lambda m: m["variants"]["charter"]["swarm"],
+        pack=PACKS / "pack-objective-differs.json"))
+    cases.append(_case(
+        "8312-cap-conservation-headroom-one-above", "8312/cap-conservation",
+        "variant.headroom-one-above", "LyingHeadroomMeter",
+        "the thread's struct:2:2:1 shape: turnover 8001 of 8000 (BAD)",
+        key=lambda m: m["variants"]["meters"]["headroom"]["envelope"], shape="struct:2:2:1"))
+    return cases
+
+
+DEVNET_CASES += RULE_CASES + _variant_cases()
 
 
 def resolve_cases(manifest: dict[str, Any], cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
