@@ -27,6 +27,7 @@ from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
 from recompute.recipes.runner import Job, step_many
 from recompute.sources.live import LiveSource
+from recompute.vectors.mistakes import mistakes_of
 
 GAS = 3_000_000
 ZERO = "0x" + "00" * 20
@@ -147,7 +148,7 @@ def _derived(outcome) -> dict:
 
 
 def _mistake(recipe: str, rule: str):
-    return get_recipe(recipe).mistakes()[rule]
+    return mistakes_of(get_recipe(recipe))[rule]  # the recipe's own and the registered ones
 
 
 # ---- ERC-8312 aggregate budget: AggregateBudgetMeter / LyingAggregateBudgetMeter -------------
