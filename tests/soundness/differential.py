@@ -57,9 +57,23 @@ STEP = 12  # seconds between ordinary blocks
 #   ("draw", node, amount)       a draw on the lying meter's tree-1 (reverts past a node cap)
 #   ("poke", which, value)       a slot written with no transaction and no log
 #   ("nocode",) / ("code",)      the registry's code removed / restored (its storage stays)
-#   ("reorg", depth)             the last ``depth`` operations undone (evm_revert) and as many
-#                                empty blocks mined at their heights (other hashes)
+#   ("reorg", depth[, draw])     the last ``depth`` operations undone (evm_revert) and as many
+#                                blocks mined at their heights (other hashes): empty, or the
+#                                first holding another draw (node, amount)
 SUBJECTS = ("example", "controlled", "pulser")
+
+# A fixed history with every kind of operation (a status turned by the clock alone, a write
+# without a log, a policy change, code removed and restored, a reorg of depth 2 back to an
+# earlier storageRoot, one of depth 3 that takes a draw and its log away, one of depth 2 that
+# puts another draw at the same height), for the segmented
+# audit (worker processes take seconds to start) and the mutations.
+FIXED = [("pulse", "pulser"), ("quiet",), ("edge", "controlled", 3, -1),
+         ("edge", "controlled", 3, 0), ("draw", "A", 30), ("draw", "B", 45), ("poke", 0, 7),
+         ("policy", 1), ("demand", 3, 100), ("reorg", 2), ("nocode",), ("quiet",), ("code",),
+         ("jump", 86_400), ("pulse", "controlled"), ("quiet",), ("draw", "A", 10), ("quiet",),
+         ("draw", "C", 20), ("reorg", 3), ("draw", "C", 5), ("draw", "B", 1), ("quiet",),
+         ("reorg", 2, ("B", 2)), ("pulse", "pulser"),
+         ("edge", "pulser", 0, -1), ("edge", "pulser", 0, 0), ("quiet",)]
 
 
 def rpc(url: str, method: str, *params):
@@ -126,10 +140,11 @@ class Devchain:
         self._at(timestamp if timestamp is not None else self.now() + STEP)
         rpc(self.url, "evm_mine")
 
-    def _send(self, call, sender: str) -> None:
+    def _send(self, call, sender: str, timed: bool = True) -> None:
         """One transaction in its own block; a revert still mines the block (the sender's
         nonce and balance change, not the contract's storage)."""
-        self._at(self.now() + STEP)
+        if timed:
+            self._at(self.now() + STEP)
         try:
             tx = call.transact({"from": sender, "gas": GAS})
         except Exception:  # web3 estimates nothing (gas given); anvil refused it outright
@@ -144,7 +159,7 @@ class Devchain:
         head, or every block of a reorged branch)."""
         before = self.head()
         if op[0] == "reorg":
-            return self._reorg(op[1])
+            return self._reorg(*op[1:])
         self.snapshots.append((before, rpc(self.url, "evm_snapshot")))  # for a later reorg
         getattr(self, "_" + op[0])(*op[1:])
         return list(range(before + 1, self.head() + 1))
@@ -175,11 +190,11 @@ class Devchain:
         call = self.registry.functions.setPolicy(controlled, ha.CONTROLLED_POLICIES[index])
         self._send(call, controlled)
 
-    def _draw(self, node: str, amount: int) -> None:
+    def _draw(self, node: str, amount: int, timed: bool = True) -> None:
         entry = self.tree["nodes"][node]
         call = self.meter.functions.draw(bytes.fromhex(self.tree["root_id"][2:]),
                                          bytes.fromhex(entry["id"][2:]), amount)
-        self._send(call, entry["agent"])
+        self._send(call, entry["agent"], timed)
 
     def _poke(self, which: int, value: int) -> None:
         address, slot = self._poked(which)
@@ -194,9 +209,10 @@ class Devchain:
         rpc(self.url, "anvil_setCode", self.registry_address, self.code)
         self._mine()
 
-    def _reorg(self, depth: int) -> list[int]:
+    def _reorg(self, depth: int, draw: tuple[str, int] | None = None) -> list[int]:
         """evm_revert to the state below the last ``depth`` operations' blocks, then as many
-        empty blocks at their heights (1 s later: other hashes)."""
+        blocks at their heights (1 s later: other hashes): empty, or the first holding
+        ``draw`` (node, amount): another block whose logs match the same query."""
         depth = min(depth, len(self.snapshots))
         if depth < 1:
             self._mine()
@@ -204,8 +220,12 @@ class Devchain:
         number, snapshot = self.snapshots[-depth]
         del self.snapshots[-depth:]
         assert rpc(self.url, "evm_revert", snapshot) is True
-        for _ in range(depth):
-            self._mine(self.now() + STEP + 1)
+        for i in range(depth):
+            if i == 0 and draw is not None:
+                self._at(self.now() + STEP + 1)
+                self._draw(*draw, timed=False)
+            else:
+                self._mine(self.now() + STEP + 1)
         return list(range(number + 1, self.head() + 1))
 
     def _poked(self, which: int) -> tuple[str, int]:
@@ -222,9 +242,19 @@ class Devchain:
     def config(self, folder: Path) -> str:
         """The checks (TOML, as a user writes them): AMM layer and signal statuses and state
         roots on one registry (one layout, also loaded again from a copy: another object of
-        the same digest), the meters' raw-slot and log-reading checks."""
+        the same digest; and a layout placing two paths otherwise), the meters' raw-slot and
+        log-reading checks."""
         copy = folder / "amm-registry-copy.json"
         shutil.copy(_bundled_layout("amm-registry"), copy)
+        # a layout of the same contract that places two paths otherwise (heads and
+        # checkpoints swapped): the same path texts, other slots, other values
+        swapped = json.loads(_bundled_layout("amm-registry").read_text())
+        slots = {e["label"]: e["slot"] for e in swapped["storage"]}
+        for entry in swapped["storage"]:
+            if entry["label"] in ("heads", "checkpoints"):
+                entry["slot"] = slots["checkpoints" if entry["label"] == "heads" else "heads"]
+        swapped_path = folder / "amm-registry-swapped.json"
+        swapped_path.write_text(json.dumps(swapped))
         registry = self.registry_address
         lines = []
 
@@ -247,6 +277,8 @@ class Devchain:
               f'subject = "{self.subjects["controlled"]}"')
         check("controlled/layer-3-again", "amm/layer-status", registry,
               f'subject = "{self.subjects["controlled"]}", layer = 3')
+        check("controlled/layer-3-swapped", "amm/layer-status", registry,
+              f'subject = "{self.subjects["controlled"]}", layer = 3', str(swapped_path))
         for entry in (_lying_cap(self.manifest, 0), _honest_key(self.manifest)):
             params = ", ".join(f'{k} = "{v}"' for k, v in entry["params"].items())
             check(entry["name"], entry["recipe"], entry["address"], params, entry.get("layout"))

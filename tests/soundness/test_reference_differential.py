@@ -1,7 +1,7 @@
 """The fast path agrees with the reference evaluator, line for line (docs/design.md
 §Soundness): generated chains (tests/soundness/differential.py) of writes to the reference
 contracts, storage written with no transaction or log, code removed and restored, quiet blocks,
-time jumps (to the last second before a status turns and onto it) and reorgs, under twenty
+time jumps (to the last second before a status turns and onto it) and reorgs, under 21
 checks sharing two contracts and their layouts; then the same lines (verdict, reason, derived
 values, evidence digest, detail, anchor) in follow mode, range mode (1 and 4 workers, from the
 first block and from mid-range), ``step_many`` over the blocks in a drawn order, and a
@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from recompute.core.verdict import Verdict
 from tests import REPO_ROOT
 from tests.soundness.differential import (
+    FIXED,
     SUBJECTS,
     Devchain,
     Follow,
@@ -52,6 +53,8 @@ OPERATIONS = st.one_of(
     st.just(("nocode",)),
     st.just(("code",)),
     st.tuples(st.just("reorg"), st.integers(1, 4)),
+    st.tuples(st.just("reorg"), st.integers(1, 3),
+              st.tuples(st.sampled_from("ABC"), st.integers(1, 20))),
 )
 
 
@@ -68,7 +71,7 @@ def chain():
 def test_the_checks_share_contracts_and_layouts(chain):
     _, checks, _ = chain
     addresses = [c.address for c in checks]
-    assert len(checks) == 20 and len(set(addresses)) == 3
+    assert len(checks) == 21 and len(set(addresses)) == 3
     assert layouts_shared(checks)  # one layout loaded twice: two objects, one digest
 
 
@@ -96,15 +99,6 @@ def test_fast_and_reference_lines_are_the_same(chain, ops, order, workers, mid):
     order.shuffle(hashes)
     assert (step_many_in_order(node.url, checks, hashes, reference=False)
             == step_many_in_order(node.url, checks, hashes, reference=True)), ops
-
-
-# A fixed history with every kind of operation (a status turned by the clock alone, a write
-# without a log, a policy change, code removed and restored, a reorg of depth 2 back to an
-# earlier storageRoot), for the segmented audit: worker processes take a few seconds to start.
-FIXED = [("pulse", "pulser"), ("quiet",), ("edge", "controlled", 3, -1),
-         ("edge", "controlled", 3, 0), ("draw", "A", 30), ("draw", "B", 45), ("poke", 0, 7),
-         ("policy", 1), ("demand", 3, 100), ("reorg", 2), ("nocode",), ("quiet",), ("code",),
-         ("jump", 86_400), ("pulse", "controlled"), ("quiet",)]
 
 
 def test_a_segmented_audit_writes_what_the_reference_writes(chain):
