@@ -75,6 +75,7 @@ def test_the_checks_share_contracts_and_layouts(chain):
     assert layouts_shared(checks)  # one layout loaded twice: two objects, one digest
 
 
+@pytest.mark.timeout(120 + 10 * EXAMPLES)  # a long run (RECOMPUTE_DIFF_EXAMPLES) takes its time
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(ops=st.lists(OPERATIONS, min_size=3, max_size=12), order=st.randoms(use_true_random=False),
        workers=st.sampled_from([1, 4]), mid=st.booleans())
