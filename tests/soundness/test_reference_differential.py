@@ -126,3 +126,25 @@ def test_a_segmented_audit_writes_what_the_reference_writes(chain):
                       "--segment-blocks", "5")
     assert segmented.returncode == reference.returncode, segmented.stderr
     assert segmented.stdout == reference.stdout
+
+
+def test_step_reference_prints_what_step_prints(chain):
+    """``recompute step --reference`` on the chain as the segmented test left it: the same
+    JSON outcome (verdict, derived values, digest), though from more requests."""
+    node, _, _ = chain
+    registry, subject = node.registry_address, node.subjects["controlled"]
+
+    def step(*extra: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "recompute", "step", "amm/layer-status", "--rpc", node.url,
+             "--address", registry, "--param", f"subject={subject}", "--param", "layer=3",
+             "--block", str(node.head()), "--json", *extra],
+            capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
+        assert done.returncode in (0, 1), done.stderr
+        return json.loads(done.stdout)
+
+    fast, plain = step(), step("--reference")
+    assert fast["verdict"] == plain["verdict"]
+    assert fast["evidence"]["derived"] == plain["evidence"]["derived"]
+    assert fast["evidence"]["evidence_digest"] == plain["evidence"]["evidence_digest"]
+    assert plain["evidence"]["proof_requests"] >= fast["evidence"]["proof_requests"]
