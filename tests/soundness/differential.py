@@ -10,11 +10,11 @@ restored, quiet blocks, time jumps (some to the last second before a layer's sta
 from the honest registry's own ``layerStatus`` view) and reorgs (``evm_revert``). Several checks
 share the contracts and their layouts (one layout also loaded a second time, from another
 file). Anvil writes a storage or code change (``anvil_setStorageAt``, ``anvil_setCode``) into
-the head block's own state, so that block's proofs no longer hash to its stateRoot: both paths
-must then say UNVERIFIABLE (invalid-proof) for it. The expected lines are the reference
-evaluator's: fresh proofs of every read at every block, nothing kept; the fast path must
-write exactly the same lines (verdict, reason, derived values, evidence digest, detail,
-anchor), block after block, in every mode.
+the head block's own state, so that block's proofs no longer hash to its stateRoot: an empty
+block takes it (Devchain._behind), and both paths must say UNVERIFIABLE (invalid-proof) there.
+The expected lines are the reference evaluator's: fresh proofs of every read at every block,
+nothing kept; the fast path must write exactly the same lines (verdict, reason, derived values,
+evidence digest, detail, anchor), block after block, in every mode.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ STEP = 12  # seconds between ordinary blocks
 #                                blocks mined at their heights (other hashes): empty, or the
 #                                first holding another draw (node, amount)
 SUBJECTS = ("example", "controlled", "pulser")
+PROBES = Path(__file__).resolve().parent / "probe_recipes.py"  # a user recipe module
 
 # A fixed history with every kind of operation (a status turned by the clock alone, a write
 # without a log, a policy change, code removed and restored, a reorg of depth 2 back to an
@@ -68,12 +69,12 @@ SUBJECTS = ("example", "controlled", "pulser")
 # puts another draw at the same height), for the segmented
 # audit (worker processes take seconds to start) and the mutations.
 FIXED = [("pulse", "pulser"), ("quiet",), ("edge", "controlled", 3, -1),
-         ("edge", "controlled", 3, 0), ("draw", "A", 30), ("draw", "B", 45), ("poke", 0, 7),
+         ("edge", "controlled", 3, 0), ("draw", "A", 20), ("draw", "B", 25), ("poke", 0, 7),
          ("policy", 1), ("demand", 3, 100), ("reorg", 2), ("nocode",), ("quiet",), ("code",),
-         ("jump", 86_400), ("pulse", "controlled"), ("quiet",), ("draw", "A", 10), ("quiet",),
-         ("draw", "C", 20), ("reorg", 3), ("draw", "C", 5), ("draw", "B", 1), ("quiet",),
-         ("reorg", 2, ("B", 2)), ("pulse", "pulser"),
-         ("edge", "pulser", 0, -1), ("edge", "pulser", 0, 0), ("quiet",)]
+         ("pulse", "controlled"), ("quiet",), ("draw", "A", 10), ("quiet",), ("draw", "C", 20),
+         ("reorg", 3), ("draw", "C", 5), ("draw", "B", 1), ("quiet",), ("reorg", 2, ("B", 2)),
+         ("jump", 86_400), ("draw", "A", 3), ("pulse", "pulser"), ("edge", "pulser", 0, -1),
+         ("edge", "pulser", 0, 0), ("quiet",)]
 
 
 def rpc(url: str, method: str, *params):
@@ -108,6 +109,9 @@ class Devchain:
         tree = self.manifest["meters"]["aggregate_lying"]["trees"]["tree-1"]
         self.tree = tree
         self.first = self.head() + 1
+        # the lying meter's period at the first block after the histories (its draws land in
+        # it, until a time jump moves the chain on): LyingAggregateBudgetMeter.currentPeriod
+        self.period = (self.now() + STEP - hm.PERIOD_ANCHOR) // hm.PERIOD_LENGTH
         self.base = rpc(self.url, "evm_snapshot")
         self.snapshots: list[tuple[int, str]] = []  # (head before an operation, its snapshot)
 
@@ -198,15 +202,24 @@ class Devchain:
 
     def _poke(self, which: int, value: int) -> None:
         address, slot = self._poked(which)
-        rpc(self.url, "anvil_setStorageAt", address, hex(slot), "0x" + f"{value:064x}")
-        self._mine()
+        self._behind(lambda: rpc(self.url, "anvil_setStorageAt", address, hex(slot),
+                                 "0x" + f"{value:064x}"))
 
     def _nocode(self) -> None:
-        rpc(self.url, "anvil_setCode", self.registry_address, "0x")
-        self._mine()
+        self._behind(lambda: rpc(self.url, "anvil_setCode", self.registry_address, "0x"))
 
     def _code(self) -> None:
-        rpc(self.url, "anvil_setCode", self.registry_address, self.code)
+        self._behind(lambda: rpc(self.url, "anvil_setCode", self.registry_address, self.code))
+
+    def _behind(self, change) -> None:
+        """A change made with no transaction, in the next block. Anvil writes it into the head
+        block's own state too (its proofs then no longer hash to its stateRoot), so an empty
+        block is mined first to take that, before anyone has asked about it: every mode sees
+        it the same way (UNVERIFIABLE: invalid-proof). Were it the block a watch had already
+        read, the fast path would hold its earlier, valid answer and the reference would ask
+        again: a node that changes its answer about one block, not a disagreement of theirs."""
+        self._mine()
+        change()
         self._mine()
 
     def _reorg(self, depth: int, draw: tuple[str, int] | None = None) -> list[int]:
@@ -229,12 +242,13 @@ class Devchain:
         return list(range(number + 1, self.head() + 1))
 
     def _poked(self, which: int) -> tuple[str, int]:
-        """A slot a check reads: the lying meter's spentRoot[root][0] (0), its cap[root] (1)."""
+        """A slot a check reads: the lying meter's spentRoot[root][period] (0), its cap[root]
+        (1)."""
         from tests.watch.meters import _mapping, _word
 
         root = bytes.fromhex(self.tree["root_id"][2:])
         if which == 0:
-            return self.meter_address, _mapping(_word(0), _mapping(root, 0))
+            return self.meter_address, _mapping(_word(self.period), _mapping(root, 0))
         return self.meter_address, _mapping(root, 1)
 
     # ---- the checks --------------------------------------------------------------------------
@@ -279,18 +293,25 @@ class Devchain:
               f'subject = "{self.subjects["controlled"]}", layer = 3')
         check("controlled/layer-3-swapped", "amm/layer-status", registry,
               f'subject = "{self.subjects["controlled"]}", layer = 3', str(swapped_path))
-        for entry in (_lying_cap(self.manifest, 0), _honest_key(self.manifest)):
+        for entry in (_lying_cap(self.manifest, self.period), _honest_key(self.manifest)):
             params = ", ".join(f'{k} = "{v}"' for k, v in entry["params"].items())
             check(entry["name"], entry["recipe"], entry["address"], params, entry.get("layout"))
         check("lying/budget", "8312/aggregate-budget", self.meter_address,
-              f'root = "{self.tree["root_id"]}", period = 0, from_block = {self.first - 8}',
+              f'root = "{self.tree["root_id"]}", period = {self.period}, '
+              f"from_block = {self.first - 8}",
               "meter-aggregate-budget-lying")
-        return "\n".join(lines)
+        cap_slot = self._poked(1)[1]
+        check("lying/spent-then-cap", "probe/spent-then-cap-slot", self.meter_address,
+              f'root = "{self.tree["root_id"]}", period = {self.period}, '
+              f'cap_slot = "{cap_slot:#x}"')
+        check("lying/spent-before", "probe/spent-before", self.meter_address,
+              f'root = "{self.tree["root_id"]}", period = {self.period}')
+        return "\n".join([f'recipes = ["{PROBES}"]', "", *lines])
 
     def checks(self, folder: Path) -> list[Check]:
         path = folder / "checks.toml"
         path.write_text(self.config(folder))
-        return parse_config_text(path.read_text(), path)
+        return parse_config_text(path.read_text(), path, [str(PROBES)])
 
 
 def _bundled_layout(name: str) -> Path:
@@ -314,8 +335,31 @@ def _honest_key(manifest: dict) -> dict:
 # ---- the modes ---------------------------------------------------------------------------
 
 
-def shared(url: str) -> SharedSource:
-    return SharedSource(LiveSource(url))
+class Forging(LiveSource):
+    """A node that lies about some blocks, the same way every time it is asked: where a block's
+    hash ends in the digit 0 every account proof's first node (the state root's) has one digit
+    changed, where it ends in 1 every storage proof's first node. Both paths must then say
+    UNVERIFIABLE (invalid-proof) there, whatever they hold of other blocks with the same
+    roots."""
+
+    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
+        answer = super().get_proof(address, slots, block_hash)
+        last = block_hash.hex()[-1]
+        if last == "0" and answer.get("accountProof"):
+            answer["accountProof"][0] = _flip(answer["accountProof"][0])
+        if last == "1":
+            for entry in answer.get("storageProof") or ():
+                if entry.get("proof"):
+                    entry["proof"][0] = _flip(entry["proof"][0])
+        return answer
+
+
+def _flip(text: str) -> str:
+    return text[:-1] + ("1" if text[-1] != "1" else "2")
+
+
+def shared(url: str, forging: bool = False) -> SharedSource:
+    return SharedSource(Forging(url) if forging else LiveSource(url))
 
 
 def anchored(source, block_hash: str) -> AnchoredBlock:
@@ -333,8 +377,8 @@ class Follow:
     whole run, every block the node shows, in the order it shows them (a reorged branch's
     blocks too); beside it the reference evaluator on the very same anchored blocks."""
 
-    def __init__(self, url: str, checks: list[Check]):
-        self.source = shared(url)
+    def __init__(self, url: str, checks: list[Check], forging: bool = False):
+        self.source = shared(url, forging)
         self.fast = BlockEvaluator(checks)
         self.reference = BlockEvaluator(checks, reference=True)
         self.disagreements: list[tuple[str, str]] = []
@@ -356,9 +400,9 @@ def _differences(fast: list[str], reference: list[str]) -> list[tuple[str, str]]
 
 
 def audit(url: str, checks: list[Check], first: int, last: int, *, reference: bool = False,
-          workers: int = 4) -> list[str]:
+          workers: int = 4, forging: bool = False) -> list[str]:
     """A range audit (``watch --from --to``, confirmations 0): its stdout lines."""
-    source = shared(url)
+    source = shared(url, forging)
     out = io.StringIO()
     sink = Sink(Metrics(), out=out, err=io.StringIO())
     top = anchor_block([source], block=last)
@@ -368,10 +412,10 @@ def audit(url: str, checks: list[Check], first: int, last: int, *, reference: bo
 
 
 def step_many_in_order(url: str, checks: list[Check], hashes: list[str],
-                       reference: bool) -> list[str]:
+                       reference: bool, forging: bool = False) -> list[str]:
     """``step_many`` over the blocks in the order given, with the same jobs (their kept plans)
     and one shared source: each job's verdict, reason, detail, derived values and digest."""
-    source = shared(url)
+    source = shared(url, forging)
     jobs = [Job(c.recipe, c.params, c.address, c.layout, c.expect) for c in checks]
     out = []
     for block_hash in hashes:

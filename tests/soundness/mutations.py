@@ -3,7 +3,8 @@
 the test suite). One mutation at a time is patched into the running process (the function's
 code replaced by a copy with one condition changed), the fixed generated history
 (tests/soundness/differential.py FIXED) is evaluated by the fast path and by the reference
-evaluator in follow mode, range mode and ``step_many`` (blocks newest first), and the script
+evaluator in follow mode and ``step_many`` (blocks newest first) from a node that forges the
+proofs of some blocks (differential.Forging), and in range mode from an honest one; the script
 prints whether the lines differed (CAUGHT) or not (MISSED), with the first difference. The
 run without a mutation comes first and must be clean. Exit status 1 if any mutation is missed
 or the clean run differs.
@@ -84,6 +85,17 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(runner.Runner.logs, "memo.get((block.hash, key))",
                         "memo.get((block.number, key))", "memo.put((self.block.hash, key)",
                         "memo.put((self.block.number, key)")),
+    "ancestor-by-number": (
+        "a kept ancestor found by its number alone, not under its descendant's hash: reused "
+        "across a reorg (core.anchor.ancestor)",
+        lambda: patched(anchor.ancestor, "memo.get((block.hash, number)) or "
+                        "memo.get((block.header.parent_hash, number))", "memo.get(number)",
+                        "memo.put((block.hash, number), header)", "memo.put(number, header)")),
+    "ancestor-read-by-number": (
+        "a read at an ancestor kept by the ancestor's number, not its hash: reused across a "
+        "reorg (_combined_reads)",
+        lambda: patched(runner._combined_reads, 'key = ("reads-at", at.hash, *key[1:])',
+                        'key = ("reads-at", at.number, *key[1:])')),
     "receipts-by-number": (
         "proven receipts kept by block number, not hash: reused across a reorg "
         "(core.receipts.prove_receipts)",
@@ -118,13 +130,18 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         "a cached trie node taken for a listed node of other text (core.mpt.verify)",
         lambda: patched(mpt.verify, "if node is None or node[0] != text:",
                         "if node is None:")),
+    "top-walk-text-unchecked": (
+        "a kept top walk taken for a proof whose first nodes are of other text "
+        "(core.mpt.verify_many)",
+        lambda: patched(mpt.verify_many, "if top is None or proof[0] != top[0] or "
+                        "proof[1] != top[1]:", "if top is None:")),
 }
 
 
 def differential(node: Devchain, checks) -> list[str]:
     """The fixed history, fast against reference: the differences (mode: fast != reference)."""
     node.reset()
-    follow = Follow(node.url, checks)
+    follow = Follow(node.url, checks, forging=True)
     for op in FIXED:
         for number in node.apply(op):
             follow.see(node.block_hash(number))
@@ -136,8 +153,8 @@ def differential(node: Devchain, checks) -> list[str]:
         found += [f"range ({workers} workers): {f}\n   reference: {r}"
                   for f, r in zip(fast, reference, strict=False) if f != r]
     hashes = [node.block_hash(n) for n in range(last, first - 1, -1)]
-    fast = step_many_in_order(node.url, checks, hashes, reference=False)
-    plain = step_many_in_order(node.url, checks, hashes, reference=True)
+    fast = step_many_in_order(node.url, checks, hashes, False, forging=True)
+    plain = step_many_in_order(node.url, checks, hashes, True, forging=True)
     found += [f"step_many: {f}\n   reference: {r}" for f, r in zip(fast, plain, strict=False)
               if f != r]
     return found

@@ -1,10 +1,11 @@
 """The fast path agrees with the reference evaluator, line for line (docs/design.md
 §Soundness): generated chains (tests/soundness/differential.py) of writes to the reference
 contracts, storage written with no transaction or log, code removed and restored, quiet blocks,
-time jumps (to the last second before a status turns and onto it) and reorgs, under 21
+time jumps (to the last second before a status turns and onto it) and reorgs, under 23
 checks sharing two contracts and their layouts; then the same lines (verdict, reason, derived
 values, evidence digest, detail, anchor) in follow mode, range mode (1 and 4 workers, from the
-first block and from mid-range), ``step_many`` over the blocks in a drawn order, and a
+first block and from mid-range), ``step_many`` over the blocks in a drawn order (each from an
+honest node or one that forges the proofs of some blocks, the same way every time), and a
 segmented audit (``--processes 2 --store``) against ``watch --reference``.
 
 The expected lines are the reference evaluator's: every read proven afresh at every block,
@@ -30,6 +31,7 @@ from recompute.core.verdict import Verdict
 from tests import REPO_ROOT
 from tests.soundness.differential import (
     FIXED,
+    PROBES,
     SUBJECTS,
     Devchain,
     Follow,
@@ -71,18 +73,18 @@ def chain():
 def test_the_checks_share_contracts_and_layouts(chain):
     _, checks, _ = chain
     addresses = [c.address for c in checks]
-    assert len(checks) == 21 and len(set(addresses)) == 3
+    assert len(checks) == 23 and len(set(addresses)) == 3
     assert layouts_shared(checks)  # one layout loaded twice: two objects, one digest
 
 
 @pytest.mark.timeout(120 + 10 * EXAMPLES)  # a long run (RECOMPUTE_DIFF_EXAMPLES) takes its time
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(ops=st.lists(OPERATIONS, min_size=3, max_size=12), order=st.randoms(use_true_random=False),
-       workers=st.sampled_from([1, 4]), mid=st.booleans())
-def test_fast_and_reference_lines_are_the_same(chain, ops, order, workers, mid):
+       workers=st.sampled_from([1, 4]), mid=st.booleans(), forging=st.booleans())
+def test_fast_and_reference_lines_are_the_same(chain, ops, order, workers, mid, forging):
     node, checks, _ = chain
     node.reset()
-    follow = Follow(node.url, checks)
+    follow = Follow(node.url, checks, forging)
     for op in ops:
         for number in node.apply(op):
             follow.see(node.block_hash(number))
@@ -92,14 +94,15 @@ def test_fast_and_reference_lines_are_the_same(chain, ops, order, workers, mid):
     first, last = node.first, node.head()
     if mid:
         first = (first + last) // 2
-    reference = audit(node.url, checks, first, last, reference=True, workers=1)
+    reference = audit(node.url, checks, first, last, reference=True, workers=1,
+                      forging=forging)
     assert len(reference) == len(checks) * (last - first + 1)
-    assert audit(node.url, checks, first, last, workers=workers) == reference, ops
+    assert audit(node.url, checks, first, last, workers=workers, forging=forging) == reference
 
     hashes = [node.block_hash(n) for n in range(node.first, last + 1)]
     order.shuffle(hashes)
-    assert (step_many_in_order(node.url, checks, hashes, reference=False)
-            == step_many_in_order(node.url, checks, hashes, reference=True)), ops
+    assert (step_many_in_order(node.url, checks, hashes, False, forging)
+            == step_many_in_order(node.url, checks, hashes, True, forging)), ops
 
 
 def test_a_segmented_audit_writes_what_the_reference_writes(chain):
@@ -113,7 +116,7 @@ def test_a_segmented_audit_writes_what_the_reference_writes(chain):
     def watch(*extra: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "recompute", "watch", "--rpc", node.url, "--config", config,
-             "--from", str(first), "--to", str(last), *extra],
+             "--recipes", str(PROBES), "--from", str(first), "--to", str(last), *extra],
             capture_output=True, text=True, timeout=180, cwd=REPO_ROOT)
 
     reference = watch("--reference")
