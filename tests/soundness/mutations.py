@@ -4,10 +4,10 @@ the test suite). One mutation at a time is patched into the running process (the
 code replaced by a copy with one condition changed), the fixed generated history
 (tests/soundness/differential.py FIXED) is evaluated by the fast path and by the reference
 evaluator in follow mode and ``step_many`` (blocks newest first) from a node that forges the
-proofs of some blocks (differential.Forging), and in range mode from an honest one; the script
-prints whether the lines differed (CAUGHT) or not (MISSED), with the first difference. The
-run without a mutation comes first and must be clean. Exit status 1 if any mutation is missed
-or the clean run differs.
+account proofs of some blocks (differential.Forging), and in range mode from an honest one;
+the script prints whether the lines differed (CAUGHT) or not (MISSED), with the first
+difference. The run without a mutation comes first and must be clean. Exit status 1 if any
+mutation is missed or the clean run differs.
 
 ``python -m tests.soundness.mutations NAME...`` runs only the mutations named.
 """

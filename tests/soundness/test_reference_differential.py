@@ -2,10 +2,10 @@
 §Soundness): generated chains (tests/soundness/differential.py) of writes to the reference
 contracts, storage written with no transaction or log, code removed and restored, quiet blocks,
 time jumps (to the last second before a status turns and onto it) and reorgs, under 23
-checks sharing two contracts and their layouts; then the same lines (verdict, reason, derived
+checks sharing three contracts and their layouts; then the same lines (verdict, reason, derived
 values, evidence digest, detail, anchor) in follow mode, range mode (1 and 4 workers, from the
 first block and from mid-range), ``step_many`` over the blocks in a drawn order (each from an
-honest node or one that forges the proofs of some blocks, the same way every time), and a
+honest node or one that forges the account proofs of some blocks, the same way every time), and a
 segmented audit (``--processes 2 --store``) against ``watch --reference``.
 
 The expected lines are the reference evaluator's: every read proven afresh at every block,
