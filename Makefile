@@ -61,6 +61,8 @@ clean:
 layouts: setup
 	$(PY) -c "import json,subprocess,sys; [subprocess.run([sys.executable,'-m','recompute','layout','import',a,'-o',f'layouts/{n}.json'],check=True) for n,a in json.load(open('layouts/sources.json')).items()]"
 
-# Rebuild every shipped conformance vector (geth fixtures, a fresh devnet, the seeds' numbers).
+# Rebuild every shipped conformance vector (geth fixtures, a fresh devnet, the seeds' numbers),
+# then measure which vectors each rule decides (vectors/rules.json and its README table).
 vectors: setup
 	$(PY) -m recompute.vectors.catalog
+	$(PY) -m recompute.vectors.inventory

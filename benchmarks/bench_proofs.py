@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
 from recompute.core.anchor import anchor_block  # noqa: E402
+from recompute.core.clock import Clock  # noqa: E402
 from recompute.core.keccak import keccak256 as keccak  # noqa: E402
 from recompute.core.keccak import keccak256_state  # noqa: E402
 from recompute.core.mpt import SHARED_NODES  # noqa: E402
@@ -69,7 +70,7 @@ from recompute.core.prover import (  # noqa: E402
     verify_account_proof,
 )
 from recompute.data import FIXTURE_CHAIN  # noqa: E402
-from recompute.devnet.anvil import Anvil  # noqa: E402
+from recompute.devnet.anvil import Anvil, rpc_call  # noqa: E402
 from recompute.devnet.contracts import connect, deploy  # noqa: E402
 from recompute.sources.fixture_node import FixtureNode  # noqa: E402
 from recompute.sources.live import LiveSource  # noqa: E402
@@ -169,7 +170,11 @@ def main() -> None:
         # the real go-ethereum proof joins the corpus
         with FixtureNode(FIXTURE_CHAIN) as fixture:
             fsource = LiveSource(fixture.url)
-            fblock = anchor_block([fsource], block="latest")
+            # recorded data, dated by its own history: its `latest` is judged as of its head's
+            # timestamp, not today (docs/lightclient.md §Clock; the tests' Clock(at=540))
+            head = rpc_call(fixture.url, "eth_getBlockByNumber", ["latest", False])
+            recorded = Clock(at=int(head["timestamp"], 16))
+            fblock = anchor_block([fsource], block="latest", clock=recorded)
             faddress = bytes.fromhex("7dcd17433742f4c0ca53122ab541d0ba67fc27df")
             fanswer = fsource.get_proof(faddress, [0], fblock.hash)
         real = (fblock, faddress, fanswer)

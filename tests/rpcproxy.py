@@ -1,5 +1,7 @@
 """A real HTTP hop in front of anvil whose answers a test may rewrite: a node that refuses a
-method, or lies in it (the one lying node of the tests: core and light-client tests use it)."""
+method, or lies in it (the one lying node of the tests: core and light-client tests use it).
+It counts what it is asked (HTTP requests, calls by method), relays JSON-RPC batches as batches,
+and can refuse batches or tamper with a batch answer as a whole."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import contextlib
 import json
 import socket
 import threading
+import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -14,20 +18,53 @@ from recompute.devnet.anvil import rpc_call
 
 # rewrite(method, params, reply) -> reply: the JSON-RPC reply object to send
 Rewrite = Callable[[str, list, dict], dict]
+# batch_rewrite(replies) -> what to send for a batch: a list of replies, or anything else
+BatchRewrite = Callable[[list], object]
+
+# What a node that does not take batches answers one (the JSON-RPC 2.0 invalid request).
+BATCH_REFUSED = {"jsonrpc": "2.0", "id": None,
+                 "error": {"code": -32600, "message": "batch requests are not supported"}}
 
 
 class RpcProxy:
-    def __init__(self, upstream: str, rewrite: Rewrite):
+    def __init__(self, upstream: str, rewrite: Rewrite = lambda m, p, r: r, *,
+                 batches: bool = True, batch_rewrite: BatchRewrite | None = None):
+        proxy = self
+        self.requests = 0  # HTTP requests received
+        self.methods: Counter[str] = Counter()  # JSON-RPC calls by method
+        self.batches_refused = 0
+        self._lock = threading.Lock()
+
+        def one(request: dict, reply: dict) -> dict:
+            return rewrite(request["method"], request.get("params", []), reply)
+
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # kept-alive connections, as a node's
+
             def do_POST(self):  # noqa: N802 -- http.server's name
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                method, params = request["method"], request.get("params", [])
+                calls = request if isinstance(request, list) else [request]
+                with proxy._lock:
+                    proxy.requests += 1
+                    proxy.methods.update(c.get("method", "?") for c in calls)
+                if isinstance(request, list):
+                    if not batches:
+                        with proxy._lock:
+                            proxy.batches_refused += 1
+                        return self._send(BATCH_REFUSED)
+                    replies = [one(c, r) for c, r in zip(calls, _relay(upstream, calls),
+                                                          strict=True)]
+                    return self._send(batch_rewrite(replies) if batch_rewrite else replies)
                 reply = {"jsonrpc": "2.0", "id": request.get("id")}
                 try:
-                    reply["result"] = rpc_call(upstream, method, params)
+                    reply["result"] = rpc_call(upstream, request["method"],
+                                               request.get("params", []))
                 except RuntimeError as exc:
                     reply["error"] = {"code": -32000, "message": str(exc)}
-                data = json.dumps(rewrite(method, params, reply)).encode()
+                self._send(one(request, reply))
+
+            def _send(self, answer: object) -> None:
+                data = json.dumps(answer).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -40,6 +77,12 @@ class RpcProxy:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
+    def reset(self) -> None:
+        with self._lock:
+            self.requests = 0
+            self.methods.clear()
+            self.batches_refused = 0
+
     def close(self):
         self.server.shutdown()
         self.server.server_close()
@@ -49,6 +92,16 @@ class RpcProxy:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _relay(upstream: str, calls: list) -> list:
+    """A batch relayed as a batch; the answers in the order of ``calls``."""
+    request = urllib.request.Request(upstream, data=json.dumps(calls).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        replies = json.loads(response.read())
+    by_id = {reply.get("id"): reply for reply in replies}
+    return [by_id[call.get("id")] for call in calls]
 
 
 def unchanged(method: str, params: list, reply: dict) -> dict:

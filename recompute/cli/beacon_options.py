@@ -2,9 +2,10 @@
 
 ``--beacon URL --trusted-root 0x… [--network mainnet|sepolia|holesky|devnet|FILE]
 [--lc-store PATH]`` on every command that anchors. The options are kept in the click context
-(``ctx.meta``), not passed as parameters, so a command's signature does not change: the
-shared anchoring (:func:`recompute.cli.options.anchored_block`) and ``watch`` read them with
-:func:`light_client_request`.
+(``ctx.meta``), not passed as parameters, so a command's signature does not change; the shared
+options hand them to the command inside its ``Chain`` (:class:`LightClientOptions`, read once
+by :func:`given_light_client_options`), and the anchoring reads them from there
+(:meth:`recompute.cli.options.Chain.light_client`).
 """
 
 from __future__ import annotations
@@ -76,28 +77,54 @@ def beacon_options(command):
     return command
 
 
-def light_client_request() -> LightClientRequest | None:
-    """The light-client options of the running command, parsed; None without --beacon."""
+@dataclass(frozen=True)
+class LightClientOptions:
+    """--beacon, --trusted-root, --network, --lc-store as given (text; :meth:`request`
+    parses them)."""
+
+    beacon: str | None = None
+    trusted_root: str | None = None
+    network: str | None = None
+    store: str | None = None
+
+    def request(self, rpc_timeout: float | None = None) -> LightClientRequest | None:
+        """The options parsed (``rpc_timeout``: --rpc-timeout as given); None without
+        --beacon."""
+        others = [option for value, option in ((self.trusted_root, "--trusted-root"),
+                                               (self.network, "--network"),
+                                               (self.store, "--lc-store"))
+                  if value is not None]
+        if self.beacon is None:
+            if others:
+                raise UsageError(f"{others[0]} goes with --beacon URL (the light-client anchor)")
+            return None
+        from recompute.sources.beacon import check_beacon_url
+
+        check_beacon_url(self.beacon)
+        if self.trusted_root is None:
+            raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you "
+                             "trust)")
+        root = parse_hash(self.trusted_root, "--trusted-root")
+        return LightClientRequest(self.beacon, root, parse_network(self.network),
+                                  Path(self.store) if self.store else None,
+                                  parse_timeout(rpc_timeout))
+
+
+def given_light_client_options() -> LightClientOptions:
+    """What the running command was given (:func:`beacon_options` kept it in the click
+    context): read where the command's ``Chain`` is made."""
     ctx = click.get_current_context(silent=True)
     given = ctx.meta.get(_META, {}) if ctx is not None else {}
-    beacon = given.get("beacon")
-    others = [option for name, option in (("trusted_root", "--trusted-root"),
-                                          ("lc_network", "--network"), ("lc_store", "--lc-store"))
-              if given.get(name) is not None]
-    if beacon is None:
-        if others:
-            raise UsageError(f"{others[0]} goes with --beacon URL (the light-client anchor)")
-        return None
-    from recompute.sources.beacon import check_beacon_url
+    return LightClientOptions(given.get("beacon"), given.get("trusted_root"),
+                              given.get("lc_network"), given.get("lc_store"))
 
-    check_beacon_url(beacon)
-    if given.get("trusted_root") is None:
-        raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you trust)")
-    root = parse_hash(given["trusted_root"], "--trusted-root")
-    store = given.get("lc_store")
-    timeout = parse_timeout(ctx.params.get("rpc_timeout") if ctx is not None else None)
-    return LightClientRequest(beacon, root, parse_network(given.get("lc_network")),
-                              Path(store) if store else None, timeout)
+
+def light_client_request() -> LightClientRequest | None:
+    """The light-client options of a running command that has no ``Chain`` (``light-client
+    sync``), parsed; None without --beacon."""
+    ctx = click.get_current_context(silent=True)
+    return given_light_client_options().request(
+        ctx.params.get("rpc_timeout") if ctx is not None else None)
 
 
 def parse_network(text: str | None) -> Network:

@@ -74,7 +74,7 @@ def current_clock() -> Clock:
     given = ctx.meta.get(_META, {}) if ctx is not None else {}
     at = given.get("clock_at")
     return Clock(
-        at=parse_time(at) if at is not None else None,
+        at=parse_time(at, "--at") if at is not None else None,
         max_anchor_age=parse_seconds(given.get("max_anchor_age"), "--max-anchor-age",
                                      DEFAULT_MAX_ANCHOR_AGE),
         max_head_age=parse_seconds(given.get("max_head_age"), "--max-head-age",

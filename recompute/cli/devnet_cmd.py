@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -24,6 +25,14 @@ def _summary(manifest: dict) -> list[str]:
         lines += [f"beacon {beacon['url']} (network {beacon['network']}, --beacon)",
                   f"trusted root {beacon['trusted_root']} (--trusted-root; the devnet's own "
                   "keys from a public seed: a devnet pin proves nothing about a real chain)"]
+    as_of = manifest.get("as_of")
+    if as_of:
+        iso = datetime.fromtimestamp(as_of["at"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        also = (", and --beacon also --accept-old-checkpoint (the trusted root is the genesis)"
+                if beacon else "")
+        lines.append(f"as of --at {as_of['at']} ({iso}, block {as_of['block']}, the head): the "
+                     "devnet's history is dated and does not move, so tags (-b latest) and "
+                     f"follow mode need --at{also}")
     lines.append("contracts:")
     lines += [f"  {name:<28} {address}" for name, address in sorted(manifest["contracts"].items())]
     lines.append(f"named moments: {len(manifest['moments'])}")
@@ -43,8 +52,9 @@ def _next_commands(manifest: dict) -> list[str]:
     rpc = manifest["rpc"]
     registry = manifest["contracts"].get("AgentMeditationRegistry")
     lines = ["try next:"]
+    at = f" --at {manifest['as_of']['at']}" if "as_of" in manifest else ""
     if registry:
-        lines.append(f"  recompute read -r {rpc} -b latest --layout amm-registry "
+        lines.append(f"  recompute read -r {rpc} -b latest{at} --layout amm-registry "
                      f"--address {registry} --all")
     moment = manifest["moments"].get(NEXT_MOMENT)
     about = (moment or {}).get("about")
@@ -55,7 +65,8 @@ def _next_commands(manifest: dict) -> list[str]:
     beacon = manifest.get("beacon")
     if beacon and registry:
         lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
-                     f"{beacon['trusted_root']} --network devnet --address {registry} --slot 0")
+                     f"{beacon['trusted_root']} --network devnet{at} --accept-old-checkpoint "
+                     f"--address {registry} --slot 0")
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
                  f"--to {last}")

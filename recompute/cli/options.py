@@ -16,9 +16,11 @@ import click
 
 from recompute.cli.beacon_options import (
     DEFAULT_TIMEOUT,
+    LightClientOptions,
+    LightClientRequest,
     beacon_options,
+    given_light_client_options,
     light_client_anchor,
-    light_client_request,
     parse_timeout,
 )
 from recompute.cli.clock_options import clock_options, current_clock
@@ -40,6 +42,7 @@ class Chain:
     quorum: int | None = None
     checkpoint: str | None = None
     rpc_timeout: float | None = None
+    light_client_options: LightClientOptions = LightClientOptions()  # --beacon and its kin
 
     def with_(self, **changes) -> Chain:
         return replace(self, **changes)
@@ -63,6 +66,10 @@ class Chain:
         if len(sources) > 1:  # several endpoints count as several only on distinct hosts
             distinct_endpoints(sources)
         return sources
+
+    def light_client(self) -> LightClientRequest | None:
+        """The light-client anchor's options, parsed; None without --beacon."""
+        return self.light_client_options.request(self.rpc_timeout)
 
     def anchor(self) -> AnchoredBlock:
         """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""
@@ -94,7 +101,8 @@ def _bundle(command, decorators, names: tuple[str, ...]):
     callback = command
 
     def wrapped(*args, **kwargs):
-        kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names})
+        kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names},
+                                light_client_options=given_light_client_options())
         return callback(*args, **kwargs)
 
     functools.update_wrapper(wrapped, callback)
@@ -109,8 +117,8 @@ def _bundle(command, decorators, names: tuple[str, ...]):
 def chain_options(command):
     """-r/--rpc-url (repeatable), --rpc-timeout, -b/--block, --block-hash, --quorum,
     --checkpoint, --json, and the light-client anchor's --beacon, --trusted-root, --network,
-    --lc-store. The command receives ``chain`` (a :class:`Chain`) and ``as_json``; the
-    light-client options stay in the click context (:func:`light_client_request`)."""
+    --lc-store. The command receives ``chain`` (a :class:`Chain`, the light-client options
+    included: :meth:`Chain.light_client`) and ``as_json``."""
     decorators = [
         *_rpc_options(" (repeat for a quorum)"),
         click.option("-b", "--block", metavar="N|TAG",
@@ -152,7 +160,7 @@ def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> lis
 
 def anchored_block(chain: Chain) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
-    light_client = light_client_request()
+    light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash or chain.checkpoint or chain.quorum is not None \
                 or len(chain.urls()) > 1:

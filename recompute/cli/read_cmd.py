@@ -36,7 +36,7 @@ DEFAULT_MAX_ELEMENTS = 32
 @click.argument("paths", nargs=-1)
 def read_command(chain, as_json, layout_name, address, read_every, max_elements, paths):
     """Prove and decode storage variables by path, e.g. 'checkpoints[0xab..][2]'."""
-    contract = parse_address(address)
+    contract = parse_address(address, "--address")
     layout = load_layout(layout_name)
     if max_elements is not None and max_elements < 0:
         raise UsageError("--max-elements must be 0 or more")

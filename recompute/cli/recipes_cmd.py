@@ -8,7 +8,6 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.beacon_options import light_client_request
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.format import checksum, plain
 from recompute.cli.options import chain_options, unique_pairs
@@ -102,7 +101,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
         chain, address = _positional(recipe, positional, chain, address, given)
     if address is None:
         raise UsageError("give --address A (or the short form RECIPE RPC ADDRESS ...)")
-    contract = parse_address(address)
+    contract = parse_address(address, "--address")
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
     expect = recipe.parse_expect(unique_pairs(expects, "--expect"))  # before any node is asked
@@ -129,6 +128,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
         skipped = len(views) - len(compared)
         lines.append(f"views: {len(compared)} value(s) compared, {disagreeing} disagreed"
                      + (f", {skipped} skipped" if skipped else ""))
+    lines += [f"bound: {bound}" for bound in outcome.evidence.get("bounds", [])]
     for finding in outcome.evidence["findings"]:
         if finding.get("finding") == "view-disagrees":
             lines.append(f"finding view-disagrees: {finding['view']} says "
@@ -164,7 +164,7 @@ def _positional(recipe, args, chain, address, given):
         if name in given:
             raise UsageError(f"{name} is given both as an argument and as --param {name}=")
         given[name] = value
-    if chain.block is None and chain.block_hash is None and light_client_request() is None:
+    if chain.block is None and chain.block_hash is None and chain.light_client() is None:
         chain = chain.with_(block="latest")  # (with --beacon the light client's finalized)
     return chain, address
 

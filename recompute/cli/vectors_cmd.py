@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
+from recompute.cli.beacon_options import beacon_options, light_client_anchor
 from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.options import single_rpc_options, unique_pairs
@@ -56,9 +56,9 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
     client's block (finalized unless -b says latest or N) is pinned.
     """
     (source,) = _one_source(chain)
-    parse_address(address)
+    parse_address(address, "--address")
     params, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
-    light_client = light_client_request()
+    light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash is not None:
             raise UsageError("--beacon pins the block itself; give it or --block-hash, not both")

@@ -23,7 +23,6 @@ from recompute.cli.audit_files import ReportFiles, ReportingSink, csv_option, ht
 from recompute.cli.beacon_options import (
     LightClientSession,
     beacon_options,
-    light_client_request,
     parse_lc_block,
 )
 from recompute.cli.clock_options import current_clock
@@ -141,7 +140,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
-    light_client = light_client_request()
+    light_client = chain.light_client()
     if light_client is not None:
         _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
@@ -153,6 +152,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     segmented = processes is not None or cluster is not None or store_path is not None
     sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
                                   files if files.wanted and not segmented else None)
+    for source in sources:
+        source.tell_batches_refused(sink.note)
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks, reference)

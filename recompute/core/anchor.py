@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.clock import SYSTEM, Clock
-from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.errors import OptionError, Unverifiable, UsageError
 from recompute.core.header import Header
 from recompute.core.memo import memo_for
 from recompute.core.sealed import Sealed
@@ -145,7 +145,8 @@ def distinct_endpoints(sources: Sequence[ProofSource]) -> None:
     names = [endpoint(source) for source in sources]
     if len(set(names)) != len(names):
         twice = next(name for name in names if names.count(name) > 1)
-        raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
+        raise OptionError("{rpc} {twice} is given twice: a quorum counts distinct endpoints",
+                          ("rpc",), twice=twice)
     seen: dict[tuple[str, int], str] = {}
     for source in sources:
         resolve = getattr(source, "addresses", None)  # a live source: its host resolved
@@ -154,9 +155,11 @@ def distinct_endpoints(sources: Sequence[ProofSource]) -> None:
         for place in sorted(resolve()):
             other = seen.setdefault(place, source.label)
             if other != source.label:
-                raise UsageError(f"--rpc {other} and --rpc {source.label} are one endpoint "
-                                 f"({place[0]} port {place[1]}): a quorum counts distinct "
-                                 "hosts; give endpoints of other machines")
+                raise OptionError("{rpc} {other} and {rpc} {label} are one endpoint "
+                                  "({host} port {port}): a quorum counts distinct hosts; "
+                                  "give endpoints of other machines", ("rpc",),
+                                  other=other, label=source.label, host=place[0],
+                                  port=place[1])
 
 
 def by_block_hash(
@@ -183,10 +186,9 @@ def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int
     source = sources[0]
     top = by_block_hash([source], checkpoint).header
     if number > top.number:
-        raise UsageError(
-            f"--block {number} is above the checkpoint's block {top.number}: "
-            "a checkpoint anchors blocks at or below it"
-        )
+        raise OptionError("{block} {number} is above the checkpoint's block {top}: "
+                          "a checkpoint anchors blocks at or below it", ("block",),
+                          number=number, top=top.number)
     top_block = AnchoredBlock(_SEAL, top, Anchor("block-hash", {}), source.chain_id(), source)
     header = ancestors(top_block, number)[-1].header  # every parent link re-hashed
     anchor = Anchor(
@@ -209,6 +211,13 @@ def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
     header = block.header
     # headers that re-hashed to the parentHash asked for, kept by hash (recompute.core.memo)
     memo = memo_for(block.source, "parent-headers", 1 << 16)
+    # a source that can fetch headers by number in batches (the watch's shared source) holds
+    # the range first, so the walk below asks no one header at a time; each is still
+    # re-hashed and linked here, as one fetched by hash
+    prefetch = getattr(block.source, "prefetch_headers", None)
+    if prefetch is not None and block.number - 1 > down_to and (
+            memo is None or memo.get(header.parent_hash) is None):
+        prefetch(list(range(down_to, block.number)))
     while header.number > down_to:
         parent = memo.get(header.parent_hash) if memo is not None else None
         if parent is None:
@@ -367,7 +376,8 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
     blocks, so that no single endpoint picks the block; every endpoint's head is in the
     evidence. A quorum of 1 trusts whichever endpoint answers: it is labelled ``single-rpc``."""
     if not 1 <= quorum <= len(sources):
-        raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
+        raise OptionError("{quorum} {k} needs at least {k} {rpc} endpoints",
+                          ("quorum", "rpc"), k=quorum)
     distinct_endpoints(sources)
     detail: dict[str, Any] = {}
     if isinstance(number, str):  # a tag: latest, safe, finalized, earliest
@@ -474,19 +484,22 @@ def _anchor_block(
     checkpoint: bytes | None = None,
 ) -> AnchoredBlock:
     if not sources:
-        raise UsageError("no --rpc endpoint given")
+        raise OptionError("no {rpc} endpoint given", ("rpc",))
     if block_hash is not None and checkpoint is not None:
-        raise UsageError("--block-hash and --checkpoint are two anchors: give one")
+        raise OptionError("{block_hash} and {checkpoint} are two anchors: give one",
+                          ("block_hash", "checkpoint"))
     if block_hash is not None:
         if quorum is not None:
-            raise UsageError("--block-hash pins the block itself; --quorum does not apply")
+            raise OptionError("{block_hash} pins the block itself; {quorum} does not apply",
+                              ("block_hash", "quorum"))
         return by_block_hash(sources, block_hash, block)
     if checkpoint is not None:
         if not isinstance(block, int):
-            raise UsageError("--checkpoint needs --block N (the number to walk down to)")
+            raise OptionError("{checkpoint} needs {block} N (the number to walk down to)",
+                              ("checkpoint", "block"))
         return by_checkpoint(sources, checkpoint, block)
     if block is None:
-        raise UsageError("give --block N|latest or --block-hash H")
+        raise OptionError("give {block} N|latest or {block_hash} H", ("block", "block_hash"))
     if quorum is not None or len(sources) > 1:
         anchored = by_quorum(sources, block, quorum if quorum is not None else len(sources))
         return _tagged(anchored, block, "quorum")

@@ -119,9 +119,10 @@ def when(unix: float) -> str:
         "%Y-%m-%dT%H:%M:%SZ")
 
 
-def parse_time(text: str, option: str = "--at") -> float:
-    """``--at``: Unix seconds, or an ISO 8601 date-time with its zone (``2026-01-01T00:00:00Z``,
-    ``…+02:00``); a time without a zone is refused (it would depend on this machine's)."""
+def parse_time(text: str, option: str) -> float:
+    """A time the user gives (``option`` names it): Unix seconds, or an ISO 8601 date-time
+    with its zone (``2026-01-01T00:00:00Z``, ``…+02:00``); a time without a zone is refused
+    (it would depend on this machine's)."""
     text = text.strip()
     if text.isascii() and text.isdigit() and len(text) <= 12:
         return float(int(text))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from recompute.core.errors import ArgumentError, UsageError
+from recompute.core.errors import ArgumentError, OptionError, UsageError
 
 _HEX = re.compile(r"0x[0-9a-fA-F]*\Z")
 
@@ -47,7 +47,7 @@ def _show(value: object) -> str:
 _HEX_NUMBER = re.compile(r"0x[0-9a-fA-F]+\Z")
 
 
-def parse_address(text: str, what: str = "--address") -> bytes:
+def parse_address(text: str, what: str) -> bytes:
     if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
         raise UsageError(f"{what} {text!r} is not an address (0x followed by 40 hex digits)")
     return bytes.fromhex(text[2:])
@@ -81,18 +81,19 @@ BLOCK_TAGS = ("latest", "safe", "finalized", "earliest")
 
 
 def parse_block(text: str | None) -> int | str | None:
-    """``--block``: a tag (:data:`BLOCK_TAGS`), or a number in decimal or 0x-hex."""
+    """A block the user names: a tag (:data:`BLOCK_TAGS`), or a number in decimal or
+    0x-hex."""
     if text is None:
         return None
     if text in BLOCK_TAGS:
         return text
     try:
-        value = parse_uint256(text, "--block")
+        value = parse_uint256(text, "block")
     except UsageError:
-        raise UsageError(f"--block {text!r} is not a number (decimal or 0x-hex) nor a "
-                         f"tag ({', '.join(BLOCK_TAGS)})") from None
+        raise OptionError("{block} {text!r} is not a number (decimal or 0x-hex) nor a tag "
+                          "({tags})", ("block",), text=text, tags=", ".join(BLOCK_TAGS)) from None
     if value >= 1 << 64:
-        raise UsageError(f"--block {text!r} is not a block number")
+        raise OptionError("{block} {text!r} is not a block number", ("block",), text=text)
     return value
 
 

@@ -46,6 +46,8 @@ class Reason(StrEnum):
                         "a value the node claims differs from what its own proof shows")
     RECEIPTS_MISMATCH = ("receipts-mismatch",
                          "the receipts do not rebuild to the header's receiptsRoot")
+    RECEIPTS_UNAVAILABLE = ("receipts-unavailable",
+                            "the node no longer keeps that block's receipts (pruned history)")
     SEGMENT_FAILED = ("segment-failed",
                       "a range audit's segment kept failing on its workers: never evaluated")
     NO_CONTRACT = ("no-contract",

@@ -26,6 +26,7 @@ HISTORIES = [
     ("amm", "recompute.devnet.history_amm"),
     ("meters", "recompute.devnet.history_meters"),
     ("swarm", "recompute.devnet.history_swarm"),
+    ("variants", "recompute.devnet.history_variants"),  # extend only: the chain's last blocks
 ]
 
 MANIFEST_FORMAT = "recompute-devnet/1"

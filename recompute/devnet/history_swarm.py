@@ -165,18 +165,29 @@ class SwarmHistory:
 
     # ---------------------------------------------------------------- formation
 
-    def form(self, name: str, registry, roles: list, phases: list, *, min_members: int,
-             max_members: int, amend_by_initiator: bool = False) -> bytes:
+    def spec(self, name: str, roles: list, phases: list, *, min_members: int,
+             max_members: int, amend_by_initiator: bool = False) -> tuple[tuple, bytes]:
+        """The §3.1 SwarmSpec of a devnet swarm and its specHash."""
         auths = [(A_ADDRESS, self.steward, ZERO32)] * 16
         if amend_by_initiator:  # §11 INITIATOR kind: the initiator holds AMEND
             auths[DECISION_POINTS.index("AMEND")] = (A_INITIATOR, ZERO_ADDR, ZERO32)
         spec = (roles, phases, auths, ROSTER_MET, DISABLED, min_members, max_members,
                 RECRUITMENT_WINDOW, MAX_DURATION, INACTIVITY_TIMEOUT, INELIGIBLE_GRACE,
                 SETTLEMENT_WINDOW, AMENDMENT_EXIT_WINDOW, kid(f"devnet swarm {name}"))
-        spec_hash = keccak(encode([SPEC_T], [spec]))  # §3.1
-        objective = (OBJECTIVE[1], TERMINAL, self.judge, (0, ZERO_ADDR, 0), 0)
+        return spec, keccak(encode([SPEC_T], [spec]))  # §3.1
+
+    def form(self, name: str, registry, roles: list, phases: list, *, min_members: int,
+             max_members: int, amend_by_initiator: bool = False,
+             hashes: tuple[bytes, bytes, bytes] | None = None) -> bytes:
+        """Form a swarm; ``hashes`` = (charterHash, commitmentHash, objectiveHash), the
+        devnet's labels by default."""
+        spec, spec_hash = self.spec(name, roles, phases, min_members=min_members,
+                                    max_members=max_members,
+                                    amend_by_initiator=amend_by_initiator)
+        charter, commitment, objective_hash = hashes or (CHARTER[1], COMMITMENT, OBJECTIVE[1])
+        objective = (objective_hash, TERMINAL, self.judge, (0, ZERO_ADDR, 0), 0)
         receipt = self.tx(registry.functions.form(
-            spec, CHARTER[1], COMMITMENT, f"ipfs://devnet-swarm-{name}/v1", ZERO32,
+            spec, charter, commitment, f"ipfs://devnet-swarm-{name}/v1", ZERO32,
             (ORIGIN_INITIATOR, ZERO32), objective), self.initiator)
         formed = self.expect(receipt, registry, "SwarmFormed", specHash=spec_hash)
         swarm_id = formed["args"]["swarmId"]
@@ -196,8 +207,8 @@ class SwarmHistory:
             "phases": [{"index": i, "name": p[0].rstrip(b"\x00").decode(),
                         "boundary": BOUNDARY_NAMES[p[4]], "admission": ADMISSION_NAMES[p[5]]}
                        for i, p in enumerate(phases)],
-            "charters": [{"version": 1, "hash": "0x" + CHARTER[1].hex()}],
-            "objective_hashes": ["0x" + OBJECTIVE[1].hex()],
+            "charters": [{"version": 1, "hash": "0x" + charter.hex()}],
+            "objective_hashes": ["0x" + objective_hash.hex()],
             "members": {},
         }
         return swarm_id

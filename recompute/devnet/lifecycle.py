@@ -77,7 +77,8 @@ MANIFEST_SHAPE = Record(
     {"port": Integer(1, 1 << 16), "genesis_timestamp": Integer(0, 1 << 64),
      "accounts": ListOf(Text(r"0x[0-9a-fA-F]{40}", "a 0x address")), "state_dir": Text(),
      "beacon": Record({"url": Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL"),
-                       "trusted_root": _HASH}, open=True)},
+                       "trusted_root": _HASH}, open=True),
+     "as_of": Record({"at": Integer(0, 1 << 64), "block": Integer(0, 1 << 64)}, open=True)},
     open=True)
 MAX_MANIFEST_BYTES = 16 << 20
 
@@ -150,6 +151,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
             raise
         manifest["port"] = node.port
     manifest["state_dir"] = str(state_dir.resolve())
+    manifest["as_of"] = as_of(node)
     try:
         manifest["beacon"] = start_beacon(state_dir, node.url)
     except DevnetError:
@@ -241,6 +243,15 @@ def continue_clock(node: Anvil) -> None:
     blocks back at the genesis time, before the blocks already there (issue #11)."""
     last = node.rpc("eth_getBlockByNumber", "latest", False)
     node.rpc("evm_setNextBlockTimestamp", int(last["timestamp"], 16) + 1)
+
+
+def as_of(node: Anvil) -> dict:
+    """The devnet's own time: its head's. The history has fixed timestamps (identical hashes on
+    every machine) and the chain does not move, so a tag (``-b latest``) or follow mode is
+    judged with ``--at`` this time (docs/lightclient.md §Clock); its trusted root, the genesis,
+    is then older than the weak-subjectivity bound (``--accept-old-checkpoint``)."""
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    return {"at": int(head["timestamp"], 16), "block": int(head["number"], 16)}
 
 
 def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from recompute.data import PACKS
 from recompute.devnet.driver import HistoryError
 
 GOOD, BAD = "VERIFIED-GOOD", "VERIFIED-BAD"
@@ -173,8 +174,10 @@ ABOUT: dict[str, dict] = {
     "amm.lying-rollback": _amm("lying-example", _RC, GOOD, "a valid rollback to version 1 on "
                                "the lying registry", vector="amm-restore-claim-lying-rollback",
                                block=_block("amm.lying-rollback")),
-    "amm.restore-no-advance": _amm("lying-example", _RC, BAD, "a restore claim whose version "
-                                   "does not advance", vector="amm-restore-claim-no-advance",
+    "amm.restore-no-advance": _amm("lying-example", _RC, GOOD, "a restore claim that changes "
+                                   "nothing: both MUST checks hold and the honest registry "
+                                   "accepts it; version_advanced is false",
+                                   vector="amm-restore-claim-no-advance",
                                    block=_block("amm.restore-no-advance")),
     "amm.restore-equal-base": _amm("lying-example", _RC, BAD, "restoresVersion equal to the "
                                    "base version", vector="amm-restore-claim-equal-base",
@@ -292,6 +295,74 @@ ABOUT: dict[str, dict] = {
     "swarm.aborted": _swarm("quorum", "sai/roster", BAD, "aborted before activation: every seat "
                             "SWARM_DISSOLVED", vector="sai-roster-aborted"),
 }
+
+
+def _variant(recipe: str, contract: str, layout: str | None, text: str,
+             vector: str | None, who: dict, params: Callable[[dict], dict]) -> dict:
+    """A moment of ``history_variants``: a lying variant's state no honest contract reaches."""
+    return {"text": text, **who, "recipe": recipe, "contract": contract, "layout": layout,
+            "params": params, "verdict": BAD, "vector": vector}
+
+
+def _variants(m: dict) -> dict:
+    return m["variants"]
+
+
+def _one_above_key(kind: str, shape: str):
+    def params(m: dict) -> dict:
+        entry = _variants(m)["meters"][kind]
+        if kind == "mandate":
+            return {"shape": shape, "agent": entry["agent"].lower(),
+                    "principal": entry["principal"].lower()}
+        return {"key": entry["key" if kind == "reserved_confirmed" else "envelope"],
+                "shape": shape}
+    return params
+
+
+VARIANTS: dict[str, dict] = {
+    "variant.amm-root-not-kept": _variant(
+        _RC, "LyingRootMeditationRegistry", None,
+        "a rollback to version 1 whose new version's root the registry did not keep: "
+        "rootAt(3) is zero, not the post root", "amm-restore-claim-root-not-kept",
+        {"subject": "variant-example"},
+        lambda m: {"subject": _variants(m)["amm"]["subject"].lower(),
+                   "block": str(_variants(m)["amm"]["rollback"]["block"])}),
+    "variant.rc-one-above": _variant(
+        "8312/cap-conservation", "LyingReservedConfirmedMeter", None,
+        "reserved 1001 + confirmed 0 over the cap 1000 (the write without the cap check)",
+        "8312-cap-conservation-reserved-confirmed-one-above", {"meter": "reserved_confirmed"},
+        _one_above_key("reserved_confirmed", "reserved-confirmed")),
+    "variant.headroom-one-above": _variant(
+        "8312/cap-conservation", "LyingHeadroomMeter",
+        "meter-headroom", "cumulativeTurnover 8001 over maxCumulativeTurnover 8000",
+        "8312-cap-conservation-headroom-named-one-above", {"meter": "headroom"},
+        _one_above_key("headroom", "headroom")),
+    "variant.mandate-one-above": _variant(
+        "8312/cap-conservation", "LyingMandateMeter",
+        "meter-mandate", "cumulativeUsed 1001 over maxCumulativeValue 1000",
+        "8312-cap-conservation-mandate-one-above", {"meter": "mandate"},
+        _one_above_key("mandate", "mandate")),
+    "variant.epoch-unaligned": _variant(
+        "8312/aggregate-budget", "LyingLeafEpochMeter",
+        "meter-aggregate-budget", "a leaf whose local windows do not tile the root period "
+        "draws its allocation 100 in two of them within root period 0: 200 > cap 100",
+        "8312-aggregate-budget-epoch-unaligned", {"meter": "leaf_epochs"},
+        lambda m: {"root": _variants(m)["leaf_epochs"]["root_id"], "period": "0",
+                   "from_block": str(_variants(m)["leaf_epochs"]["draws"][0]["block"])}),
+    "variant.charter-objective-differs": _variant(
+        "sai/charter", "SwarmRegistry", "swarm-registry", "a swarm committed to a pack's "
+        "charter and commitment hashes, its specHash and version, but to an objective hash "
+        "of its own: only the objective differs", None, {"swarm": "charter"},
+        lambda m: {"swarm": _variants(m)["charter"]["swarm"],
+                   "pack": str(PACKS / _variants(m)["charter"]["pack"])}),
+    "variant.revision-unannounced": _variant(
+        "sai/revision", "LyingRevisionSwarmRegistry", "swarm-registry", "a leave that "
+        "increments the revision without emitting Changed: the revision runs one past the "
+        "Changed events", "sai-revision-unannounced", {"swarm": "revision"},
+        lambda m: {"swarm": _variants(m)["revision"]["swarm"],
+                   "from_block": str(_variants(m)["revision"]["formed_block"])}),
+}
+ABOUT.update(VARIANTS)
 
 
 def describe(manifest: dict) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.data import LAYOUTS
-from recompute.layout import solc_output
+from recompute.layout.solc_output import read as read_solc_output
 from recompute.layout.types import (
     KEY_KINDS,
     DynamicArrayType,
@@ -342,7 +342,7 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
     supplies the compiler version when the input does not state it.
     """
     doc, where = _input_object(input_json, origin)
-    found = solc_output.read(doc, contract, where)  # every field it reads, type-checked
+    found = read_solc_output(doc, contract, where)  # every field it reads, type-checked
     name = found.contract
     if name is None:
         raise UsageError(f"{where}: cannot tell which contract this layout belongs to; "

@@ -29,8 +29,8 @@ from typing import Any
 from recompute.core import boundedjson
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
-from recompute.layout import solc_output
 from recompute.layout.solc import SolcVersion, compile_standard_json, find_solc, parse_version
+from recompute.layout.solc_output import compilation_target, standard_json_layouts
 
 MAX_FILE = 32 << 20  # one input file (an Etherscan answer, the metadata, one source)
 MAX_SOURCES = 4096
@@ -172,7 +172,7 @@ def load_sourcify(folder: Path) -> VerifiedSource:
     if not isinstance(raw_settings, dict):
         raise UsageError(f"{where}: settings must be an object")
     settings = _settings(_with_input_libraries(raw_settings, origin), origin)
-    target_path, target_name = solc_output.compilation_target(
+    target_path, target_name = compilation_target(
         raw_settings.get("compilationTarget"), "settings", where)
     if len(meta["sources"]) > MAX_SOURCES:
         raise UsageError(f"{origin}: {len(meta['sources'])} sources, more than {MAX_SOURCES}")
@@ -350,7 +350,7 @@ def compile_storage_layout(source: VerifiedSource,
     what = f"{source.origin}: solc {source.version}'s output"
     if "contracts" not in output:
         raise UsageError(f"{source.origin}: solc produced no storage layout for {path}:{name}")
-    found = solc_output.standard_json_layouts(output, what).get(f"{path}:{name}")
+    found = standard_json_layouts(output, what).get(f"{path}:{name}")
     if found is None:
         raise UsageError(f"{source.origin}: solc produced no storage layout for {path}:{name}")
     storage, types = found

@@ -11,6 +11,8 @@ participation of the last signature applied.
 
 from __future__ import annotations
 
+from typing import Any
+
 from recompute.core.anchor import AnchoredBlock, PayloadHeader, aged, by_payload_header
 from recompute.core.clock import SYSTEM, Clock, span
 from recompute.core.errors import Unverifiable, UsageError
@@ -43,7 +45,8 @@ def payload_header(execution: ExecutionHeader) -> PayloadHeader:
     )
 
 
-def evidence(store: LightClientStore, trusted_root: bytes, pinned: ExecutionHeader) -> dict:
+def evidence(store: LightClientStore, trusted_root: bytes,
+             pinned: ExecutionHeader) -> dict[str, Any]:
     """What a light-client pin rests on, for the anchor's evidence."""
     finalized = store.finalized_header
     signers, size = store.last_participation or (None, None)

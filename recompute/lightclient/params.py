@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from recompute.core.boundedjson import loads as bounded_loads
 from recompute.lightclient.errors import UsageError, one_line
@@ -302,7 +303,7 @@ def _check_schedule(forks: tuple[Fork, ...]) -> None:
         raise UsageError(f"network.forks: no fork with light-client data ({', '.join(LC_FORKS)})")
 
 
-def _int(doc: dict, key: str, low: int, high: int, default: int | None,
+def _int(doc: dict[str, Any], key: str, low: int, high: int, default: int | None,
          where: str = "network") -> int:
     value = doc.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -14,6 +14,8 @@ execution branch is checked again on load.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from recompute.core.schema import Record, Text, check
 from recompute.lightclient.errors import UsageError
 from recompute.lightclient.params import LC_FORKS, Network
@@ -44,11 +46,11 @@ def _hex(data: bytes) -> str:
     return "0x" + bytes(data).hex()
 
 
-def header_json(header: LightClientHeader, version: str) -> dict:
+def header_json(header: LightClientHeader, version: str) -> dict[str, Any]:
     """A LightClientHeader in the beacon API's JSON form (the decoders' inverse)."""
     execution = header.execution
     names = CAPELLA_EXECUTION_FIELDS if version == "capella" else EXECUTION_FIELDS
-    out = {}
+    out: dict[str, str] = {}
     for name in names:
         value = getattr(execution, name)
         out[name] = str(int(value)) if isinstance(value, int) else _hex(bytes(value))
@@ -66,12 +68,12 @@ def header_json(header: LightClientHeader, version: str) -> dict:
     }
 
 
-def committee_json(committee: SyncCommittee) -> dict:
+def committee_json(committee: SyncCommittee) -> dict[str, Any]:
     return {"pubkeys": [_hex(key) for key in committee.pubkeys],
             "aggregate_pubkey": _hex(committee.aggregate_pubkey)}
 
 
-def store_to_json(store: LightClientStore, trusted_root: bytes) -> dict:
+def store_to_json(store: LightClientStore, trusted_root: bytes) -> dict[str, Any]:
     network = store.network
     version = network.fork_at_slot(store.finalized_header.slot).name
     return {
@@ -91,6 +93,7 @@ def store_from_json(document: object, network: Network, trusted_root: bytes,
     """The store a :func:`store_to_json` document holds, for ``network`` and ``trusted_root``
     only. Every problem is one line (``UsageError``: the file is the user's)."""
     check(document, _SHAPE, where)
+    document = cast(dict[str, Any], document)  # check() has walked it against _SHAPE
     if document["trusted_root"] != _hex(trusted_root):
         raise UsageError(f'{where}: field "trusted_root": the store was synced from trusted root '
                          f"{document['trusted_root']}, not {_hex(trusted_root)}: give its root, "

@@ -234,9 +234,7 @@ class LayerStatus(_StatusRecipe):
         return layer_status(head, requirements, checkpoint, demand, layer, now)
 
     def mistakes(self):
-        from recompute.recipes.amm_mistakes import layer_status_mistakes
-        return {"amm.pulse.no-deadline-change": _PulseAnchoredStatus(),
-                **layer_status_mistakes()}
+        return {"amm.pulse.no-deadline-change": _PulseAnchoredStatus()}
 
     def views(self, p):
         def compare(returned, derived):
@@ -291,9 +289,6 @@ class SignalStatus(_StatusRecipe):
     def signal(self, head, requirements, now):
         return signal_status(head, requirements, now)
 
-    def mistakes(self):
-        from recompute.recipes.amm_mistakes import signal_status_mistakes
-        return signal_status_mistakes()
 
     def views(self, p):
         def compare(returned, derived):
@@ -349,9 +344,6 @@ class StateRoot(Recipe):
     def root_version(self, head: dict) -> int:
         return head["stateVersion"]
 
-    def mistakes(self):
-        from recompute.recipes.amm_mistakes import state_root_mistakes
-        return state_root_mistakes()
 
     def views(self, p):
         head = ("(bool,address,uint8,uint32,uint32,uint64,uint64,bytes32,uint48,uint48,"
@@ -388,16 +380,33 @@ def decode_cycle_recorded(log) -> dict:
 
 
 def restore_claim(record: dict, root_at_restored: bytes, root_at_new: bytes) -> dict:
-    """AMM §Cycle records, rule "Restore claim", and §Layer checkpoints (rollback is a cycle
-    like any other: the state version advances and its root is the restored one)."""
+    """AMM §Cycle records, rule "Restore claim" (what the registry MUST check: a non-zero
+    ``restoresVersion`` "is smaller than the current state version and rootAt(restoresVersion)
+    equals the root of postCommitments"), and AMM §Layer checkpoints ("The registry MUST keep
+    the root of every state version"): the version the record left holds the post root.
+
+    ``version_advanced`` is reported beside the checks, never one of them (docs/design.md
+    §Verdicts follow the normative text): "Rollback is a cycle like any other: … the state
+    version advances" describes a rollback that changes state; a restore claim whose post
+    state is the current state changes no layer, so "a cycle that changes nothing does not
+    advance it" (AMM §Layer checkpoints), and the registry accepts it."""
     post_root = compute_root(record["post_commitments"])
     checks = {
         "restores_earlier_version": 0 < record["restores_version"] < record["base_version"],
         "root_at_restored_matches": root_at_restored == post_root,
-        "version_advanced": record["new_version"] == record["base_version"] + 1,
         "root_at_new_matches": root_at_new == post_root,
     }
-    return {"post_root": post_root, **checks}
+    return {"post_root": post_root, "version_advanced": version_advanced(record), **checks}
+
+
+RESTORE_CHECKS = ("restores_earlier_version", "root_at_restored_matches", "root_at_new_matches")
+
+
+def version_advanced(record: dict) -> bool:
+    """AMM §Layer checkpoints: the state version advances (by one, AMM §Cycle records "On
+    acceptance") only when at least one layer commitment changes. A derived fact of the
+    record, not a condition of its restore claim."""
+    return record["new_version"] == record["base_version"] + 1
 
 
 @register
@@ -411,6 +420,7 @@ class RestoreClaim(Recipe):
         "post_root": HEX,
         "root_at_restored": HEX,
         "root_at_new": HEX,
+        "version_advanced": BOOL,
         "restore_claim_valid": BOOL,
     }
     help = "A cycle record's restoresVersion: rootAt(restoresVersion) is the post root."
@@ -445,16 +455,26 @@ class RestoreClaim(Recipe):
         new = f"stateRoots[{subject}][{record['new_version']}]"
         got = yield Reads([restored, new])
         checks = self.checks(record, got[restored], got[new])
-        holds = all(v for k, v in checks.items() if k != "post_root")
+        holds = all(checks[name] for name in RESTORE_CHECKS)
+        findings = []
+        if not checks["version_advanced"]:
+            # AMM §Layer checkpoints: "a cycle that changes nothing does not advance it"; a
+            # fact about the record, reported, not a reason to call the claim false
+            findings.append({"finding": "version-not-advanced",
+                             "detail": f"record {record['seq']} changed no layer: the state "
+                                       f"version stays {record['new_version']}"})
         return Derivation(
             holds=holds,
             derived={"seq": record["seq"], "restores_version": record["restores_version"],
                      "base_version": record["base_version"],
                      "new_version": record["new_version"], "post_root": checks["post_root"],
                      "root_at_restored": got[restored], "root_at_new": got[new],
+                     "version_advanced": checks["version_advanced"],
                      "restore_claim_valid": holds},
             predicate="restoresVersion < the version before the record, rootAt(restoresVersion)"
-                      " == computeRoot(postCommitments), and the new version's root is that root",
+                      " == computeRoot(postCommitments), and the version the record left holds "
+                      "that root",
+            findings=findings,
             failed="" if holds else _restore_failed(record, checks, got[restored], got[new]),
         )
 
@@ -465,9 +485,7 @@ class RestoreClaim(Recipe):
         return restore_claim(record, root_at_restored, root_at_new)
 
     def mistakes(self):
-        from recompute.recipes.amm_mistakes import restore_claim_mistakes
-        return {"amm.restore.root-matches": _VersionOnlyRestoreClaim(),
-                **restore_claim_mistakes()}
+        return {"amm.restore.root-matches": _VersionOnlyRestoreClaim()}
 
 
 class _VersionOnlyRestoreClaim(RestoreClaim):
@@ -527,9 +545,6 @@ class Commitment(Recipe):
     def commitment(self, layer, schema, document, salt) -> bytes:
         return layer_commitment(layer, schema, document, salt)
 
-    def mistakes(self):
-        from recompute.recipes.amm_mistakes import commitment_mistakes
-        return commitment_mistakes()
 
 
 def _status_failed(status: str, healthy: tuple[str, ...], bad: str) -> str:
@@ -561,12 +576,10 @@ def _restore_failed(record: dict, checks: dict, root_at_restored: bytes,
                                     f"between 0 and the base version {record['base_version']}",
         "root_at_restored_matches": f"rootAt({record['restores_version']}) is "
                                     f"0x{root_at_restored.hex()}, not the post root {post}",
-        "version_advanced": f"the new version {record['new_version']} is not the base version "
-                            f"{record['base_version']} + 1",
         "root_at_new_matches": f"rootAt({record['new_version']}) is 0x{root_at_new.hex()}, not "
                                f"the post root {post}",
     }
-    failed = [text for name, text in said.items() if not checks[name]]
+    failed = [said[name] for name in RESTORE_CHECKS if not checks[name]]
     return f"record {record['seq']}: " + "; ".join(failed)
 
 

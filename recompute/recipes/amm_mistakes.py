@@ -190,13 +190,20 @@ class _ZeroIsAClaim(RestoreClaim):
 
 
 class _ChecksWithout(RestoreClaim):
+    """restore_claim with one step changed: a check dropped (always true), the version bound
+    made inclusive (``"equal-base"``: restoresVersion <= the base version), or the derived
+    ``version_advanced`` reported true whatever the record did."""
+
     def __init__(self, dropped: str):
         self._dropped = dropped
 
     def checks(self, record, root_at_restored, root_at_new):
         out = restore_claim(record, root_at_restored, root_at_new)
+        rv = record["restores_version"]
         if self._dropped == "restores_earlier_version":
-            out[self._dropped] = record["restores_version"] > 0
+            out[self._dropped] = rv > 0
+        elif self._dropped == "equal-base":
+            out["restores_earlier_version"] = 0 < rv <= record["base_version"]
         else:
             out[self._dropped] = True
         return out
@@ -206,9 +213,9 @@ def restore_claim_mistakes() -> dict:
     return {
         "amm.restore.zero-is-no-claim": _ZeroIsAClaim(),
         "amm.restore.below-current-version": _ChecksWithout("restores_earlier_version"),
+        "amm.restore.equal-base-version": _ChecksWithout("equal-base"),
         "amm.restore.version-advances": _ChecksWithout("version_advanced"),
-        # amm.restore.root-at-new-version has no mistake: no vector can tell one apart
-        # (vectors/rules.json gives the reason)
+        "amm.restore.root-at-new-version": _ChecksWithout("root_at_new_matches"),
     }
 
 

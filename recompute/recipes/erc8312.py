@@ -70,6 +70,16 @@ from recompute.recipes.framework import (
 
 WORD = 1 << 256
 
+# What an aggregate <= cap verdict does not prove (ERC-8312 thread on §5.1: "it asserts
+# Σ metered draws ≤ cap only over draws routed through the meter — non-bypassability is the
+# substrate obligation the profile states, not something the recompute proves"; §5.3).
+METER_BOUND = ("covers only what this meter counted: a draw that bypasses the meter (a path "
+               "that moves value without advancing it) is not seen; non-bypassability is the "
+               "substrate's obligation (ERC-8312 §5.3), not proven here")
+LOG_BOUND = ("the log half (Drawn) was read from receipts proven against each block's "
+             "receiptsRoot: it needs a node that keeps receipts; a storage proof alone "
+             "verifies from any node that kept the state")
+
 # ---- cap conservation (ERC-8312 thread: "aggregate <= cap, provable from public state") ------
 
 
@@ -224,6 +234,7 @@ class CapConservation(Recipe):
             failed="" if result["within_cap"] else
                    f"aggregate {result['aggregate']} > cap {result['cap']} (over by "
                    f"{-result['headroom']}); healthy means aggregate <= cap",
+            bounds=[METER_BOUND],
         )
 
     def conserve(self, aggregate: int, cap: int) -> dict:
@@ -240,6 +251,7 @@ class CapConservation(Recipe):
             "8312.cap.inclusive": _StrictCap(),
             "8312.cap.reserved-plus-confirmed": _ConfirmedOnly(),
             "8312.cap.struct-offsets": _SwappedOffsets(),
+            "8312.cap.one-above-named-shapes": _ClampedHeadroom(),
         }
 
     def views(self, p):
@@ -296,6 +308,17 @@ class _ConfirmedOnly(CapConservation):
 
     def stateful(self, reserved, confirmed):
         return confirmed
+
+
+class _ClampedHeadroom(CapConservation):
+    """A mistake (``8312.cap.one-above-named-shapes``): the bound judged from the headroom as
+    the meters' ``remaining()`` answers it, clamped at 0, so never below zero: a cursor above
+    its cap reads as exactly at it."""
+
+    def conserve(self, aggregate, cap):
+        out = cap_conservation(aggregate, cap)
+        clamped = max(out["headroom"], 0)
+        return dict(out, headroom=clamped, within_cap=clamped >= 0)
 
 
 class _SwappedOffsets(CapConservation):
@@ -374,6 +397,40 @@ def per_edge_max(draws, cap: int, *, root: str | None = None,
     return all(total <= cap for total in subtotals.values())
 
 
+def root_period(timestamp: int, length: int, anchor: int) -> int | None:
+    """The root period a block's timestamp falls in, from the root's write-once periodLength
+    and periodAnchor (the reference meter's ``periodAt``): 0 when the length is 0, else
+    (timestamp - anchor) // length; None before the anchor (no period: the reference meter
+    refuses such a draw)."""
+    if length == 0:
+        return 0
+    if timestamp < anchor:
+        return None
+    return (timestamp - anchor) // length
+
+
+def key_to_root_period(draws: list[tuple[Draw, int]], length: int, anchor: int):
+    """ERC-8312 §5.1 thread, the keying rule: "Key the conserved meter to the root period,
+    (rootId, rootPeriodIndex) and every draw in that root period hits the same meter no
+    matter how the leaf's local epochs tile across it … Leaf epochs stay attribution (which
+    local window a draw fell in); they are never the conservation key."
+
+    ``draws`` are (draw, its block's timestamp). Each draw is counted in the root period of
+    its block, whatever period its ``Drawn`` names; one whose named period is not its root
+    period (a meter keyed to a leaf's local window) is a ``period-key-differs`` finding.
+    Returns (the draws keyed to their root period, the findings)."""
+    keyed, findings = [], []
+    for draw, timestamp in draws:
+        period = root_period(timestamp, length, anchor)
+        if period != draw.period:
+            findings.append({"finding": "period-key-differs", "node": draw.node,
+                             "amount": draw.amount, "drawn_period": draw.period,
+                             "root_period": period})
+        if period is not None:
+            keyed.append(Draw(draw.root, draw.node, period, draw.amount, draw.admitted))
+    return keyed, findings
+
+
 def decode_drawn(log) -> Draw | None:
     """A proven ``Drawn`` log as a :class:`Draw`; None when its shape is not the reference
     event's (three indexed topics and one uint256 of data). A log exists only for a transaction
@@ -397,6 +454,7 @@ class AggregateBudget(Recipe):
         "sum_matches_storage": BOOL,
         "per_node": TABLE,
         "draws": INT,
+        "period_keys_agree": BOOL,
     }
     help = "Σ admitted Drawn for (root, period) <= cap and == spentRoot (ERC-8312 §5.1)."
     section = "ERC-8312 §5.1 aggregate-budget profile; recompute-kit aggregate-budget-v0"
@@ -414,39 +472,51 @@ class AggregateBudget(Recipe):
             raise UsageError(f"--param from_block={p['from_block']} is after the pinned block "
                              f"{clock.number}")
         spent_path, cap_path = f"spentRoot[{root}][{period}]", f"cap[{root}]"
-        got = yield Reads([spent_path, cap_path])
+        length_path, anchor_path = f"periodLength[{root}]", f"periodAnchor[{root}]"
+        got = yield Reads([spent_path, cap_path, length_path, anchor_path])
+        # every Drawn of the root: which root period a draw belongs to is decided by its
+        # block's clock and the write-once period fields, not by the period the meter names
         logs = yield Logs(DRAWN, p["from_block"], self.drawn_topics(root, period))
-        draws, findings = [], []
+        timed, findings = [], []
         for log in logs:
             draw = decode_drawn(log)
             if draw is None:
                 findings.append({"finding": "malformed-drawn", "block": log.block_number,
                                  "log_index": log.log_index})
             else:
-                draws.append(draw)
+                timed.append((draw, log.block_timestamp))
+        draws, mislabelled = self.key(timed, got[length_path], got[anchor_path])
+        findings += mislabelled
         result = self.conserve(draws, got[cap_path], got[spent_path], root, period)
-        holds = result.pop("holds")
+        result["period_keys_agree"] = not mislabelled
+        holds = result.pop("holds") and not mislabelled
         if result["cap"] == 0:
             # The reference createRoot refuses cap 0, so a zero cap means no such root.
             findings.append({"finding": "no-cap", "detail": f"cap[{root}] is 0: no such root"})
         return Derivation(
             holds=holds,
             derived=result,
-            predicate="Σ admitted Drawn(root, ·, period).amount <= cap[root] and "
-                      "== spentRoot[root][period]",
+            predicate="Σ admitted Drawn(root, ·, ·).amount of the root period's blocks <= "
+                      "cap[root] and == spentRoot[root][period], every draw keyed to its root "
+                      "period",
             findings=findings,
+            bounds=[METER_BOUND, LOG_BOUND],
         )
 
     def conserve(self, draws, cap, spent, root, period) -> dict:
         return aggregate_budget(draws, cap, spent, root=root, period=period)
 
     def drawn_topics(self, root: str, period: int) -> tuple:
-        return (_bytes32(root), None, period.to_bytes(32, "big"))
+        return (_bytes32(root),)
+
+    def key(self, timed, length: int, anchor: int):
+        return key_to_root_period(timed, length, anchor)
 
     def mistakes(self):
         return {"8312.aggregate-budget.root-sum": _PerEdgeAggregateBudget(),
                 "8312.aggregate-budget.sum-equals-storage": _LogOnlyAggregateBudget(),
-                "8312.aggregate-budget.period-scoped": _AllPeriodsAggregateBudget()}
+                "8312.aggregate-budget.period-scoped": _AllPeriodsAggregateBudget(),
+                "8312.aggregate-budget.root-period-key": _LabelKeyedAggregateBudget()}
 
     def views(self, p):
         """``withinCap(rootId, periodIndex)`` and ``remainingInPeriod`` (cap - spentRoot,
@@ -487,8 +557,15 @@ class _AllPeriodsAggregateBudget(AggregateBudget):
     """A mistake (``8312.aggregate-budget.period-scoped``): every period's draws of the root
     summed against the one period's cap."""
 
-    def drawn_topics(self, root, period):
-        return (_bytes32(root),)
-
     def conserve(self, draws, cap, spent, root, period):
         return aggregate_budget(draws, cap, spent, root=root, period=None)
+
+
+class _LabelKeyedAggregateBudget(AggregateBudget):
+    """A mistake (``8312.aggregate-budget.root-period-key``): the draws counted for a period
+    are those whose Drawn names it, as the meter keyed them: a meter keyed to a leaf's local
+    window (epoch-unaligned to the root period) spreads one root period's draws over several
+    keys, and each key passes (the thread's epoch-unaligned counterexample)."""
+
+    def key(self, timed, length, anchor):
+        return [draw for draw, _ in timed], []

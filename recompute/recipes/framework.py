@@ -90,6 +90,9 @@ class Derivation:
     # When it does not hold: what was found and which condition failed, in words
     # ("status is OVERDUE; healthy means not OVERDUE"); the report's detail of a BAD verdict.
     failed: str = ""
+    # What the verdict does not prove, in words (docs/design.md §Verdicts follow the normative
+    # text): the evidence's ``bounds``, on GOOD and BAD alike.
+    bounds: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

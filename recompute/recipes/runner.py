@@ -24,7 +24,7 @@ from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.memo import memo_for
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
-from recompute.core.receipts import ProvenLog, prove_receipts
+from recompute.core.receipts import ProvenLog, prefetch_receipts, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
@@ -171,10 +171,11 @@ class Runner:
             if block.number == request.from_block:
                 break
             index += 1
-        for block in reversed(scan):
-            bloom = block.header.logs_bloom
-            if not all(bloom_has(bloom, b) for b in bits):
-                continue
+        # the blocks whose bloom may hold the event, their receipts fetched in one go
+        matching = [block for block in reversed(scan)
+                    if all(bloom_has(block.header.logs_bloom, b) for b in bits)]
+        prefetch_receipts(matching)
+        for block in matching:
             # only the logs the recipe's contract emitted: anyone can emit the same event
             # signature from a contract of their own (issue #11); each is in the evidence
             logs = [log for log in prove_receipts(block).logs if log.address == self.address]
@@ -215,17 +216,6 @@ class Runner:
         if isinstance(request, ReceiptsAt):
             return self.receipts_at(request)
         raise TypeError(f"{recipe.name} yielded {request!r}")
-
-    def run(self, recipe: Recipe, params: dict) -> Derivation:
-        """Drive one plan to its Derivation (no batching; see :func:`step_many`)."""
-        plan = recipe.plan(params, Clock(self.block.number, self.block.timestamp))
-        answer = None
-        while True:
-            try:
-                request = plan.send(answer)
-            except StopIteration as done:
-                return done.value
-            answer = self.answer(request, recipe)
 
 
 def read_entries(address: bytes, result, known: dict[int, int],
@@ -336,11 +326,6 @@ def bloom_has(bloom: bytes, bits: tuple[tuple[int, int], ...]) -> bool:
     return all(bloom[byte] & mask for byte, mask in bits)
 
 
-def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
-    """Whether ``bloom`` may hold ``item`` (a bloom has false positives, never negatives)."""
-    return bloom_has(bloom, bloom_bits(item))
-
-
 # ---- one step: recipe + expectations + views -> outcome ----------------------------------
 
 
@@ -434,7 +419,7 @@ def _carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     block's clock. Output is the rounds' own (the lines' bytes: same values, entries, digest)."""
     done = []
     for i, plan in enumerate(plans):
-        if plan.__class__ is not KeptPlan or plan.memo.last is None:
+        if not isinstance(plan, KeptPlan) or plan.memo.last is None:
             continue
         source, kept, leaf = plan.memo.last
         if source is not block.source:
@@ -462,7 +447,7 @@ def _remember(block: AnchoredBlock, jobs: list[Job], plans: list, runners: list[
     a KeptTrace, the Inputs it ended with) when every round was answered from a kept read at
     this block and it ended in a derivation, else None (the next block runs the rounds)."""
     for job, plan, runner, result in zip(jobs, plans, runners, results, strict=True):
-        if plan.__class__ is not KeptPlan or not plan.sends:
+        if not isinstance(plan, KeptPlan) or not plan.sends:
             continue  # not a kept plan, or answered whole (its last is still the same)
         kept = runner.kept_reads
         root = kept[0][1][0] if kept else None  # the storageRoot at this block: every
@@ -797,6 +782,7 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         "predicate": derivation.predicate,
         "derived": {k: _json_value(v) for k, v in derived.items()},
         "findings": list(derivation.findings),
+        **({"bounds": list(derivation.bounds)} if derivation.bounds else {}),
     }
     recorded = layout.runtime_code_hash
     if recorded is not None and recorded != account.code_hash:

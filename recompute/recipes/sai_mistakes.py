@@ -13,6 +13,7 @@ from recompute.recipes.sai import (
     LIFECYCLE,
     Charter,
     Member,
+    Revision,
     Roster,
     charter_check,
     member_view,
@@ -78,10 +79,16 @@ def roster_mistakes() -> dict:
             "sai.roster.lazy-statuses": _RosterMistake("lazy")}
 
 
+class _IncreasedOnly(Revision):
+    """The revision judged by its increase alone: the receipt-proven Changed events neither
+    counted against it nor checked in sequence (§5.4 asks one Changed per revision)."""
+
+    def judge(self, result):
+        return result["increased"], result["increased"]
+
+
 def revision_mistakes() -> dict:
-    """None: sai.revision.one-per-change is decided by no devnet vector (vectors/rules.json
-    gives the reason), so a mistake for it would be pinned by nothing."""
-    return {}
+    return {"sai.revision.one-per-change": _IncreasedOnly()}
 
 
 class _KeccakCharter(Charter):
@@ -92,5 +99,16 @@ class _KeccakCharter(Charter):
         return out
 
 
+class _CharterHashOnly(Charter):
+    """The pack judged by its charterHash alone: the objective, commitment, specHash and version
+    members not compared (§4.1 requires each)."""
+
+    def check(self, pack, record, objective_hash):
+        out = charter_check(pack, record, objective_hash)
+        return dict(out, objective_matches=True, commitment_matches=True,
+                    spec_hash_matches=True, version_matches=True)
+
+
 def charter_mistakes() -> dict:
-    return {"sai.charter.sha256-jcs": _KeccakCharter()}
+    return {"sai.charter.sha256-jcs": _KeccakCharter(),
+            "sai.charter.member-hashes": _CharterHashOnly()}

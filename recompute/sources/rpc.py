@@ -19,12 +19,16 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlparse
 
 from recompute.core.boundedjson import loads as bounded_loads
 from recompute.core.errors import Unverifiable, UsageError, malformed
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a block of receipts is a few MB on mainnet
+# Calls in one JSON-RPC batch: more go in several batches (providers cap a batch at 100-1000).
+MAX_BATCH = 100
 _ids = itertools.count(1)
 
 # Messages nodes give when the state of an old block is gone (geth, erigon, reth, nethermind,
@@ -63,7 +67,7 @@ def normalise_url(url: str) -> str:
     the default port made explicit, a trailing ``/`` dropped (README §Trust model, quorum)."""
     parsed = urlparse(check_url(url))
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    host = parsed.hostname.lower()
+    host = (parsed.hostname or "").lower()  # check_url: there is one
     host = f"[{host}]" if ":" in host else host
     path = parsed.path.rstrip("/")
     query = f"?{parsed.query}" if parsed.query else ""
@@ -100,6 +104,10 @@ class RpcClient:
         self.url = check_url(url)
         self.timeout = timeout
         self.calls = 0  # requests sent, for evidence and benchmarks
+        # None until the first batch: then whether this endpoint takes JSON-RPC batches (one
+        # that refuses them is asked one call at a time from then on, and said so)
+        self.batches: bool | None = None
+        self.on_refused: Callable[[], object] | None = None  # told once, when it refuses
         self._local = threading.local()  # one kept-alive connection per thread
         self._count = threading.Lock()  # threads (the prover's prefetch) share the count
 
@@ -133,42 +141,116 @@ class RpcClient:
         if connection is not None:
             connection.close()
 
-    def request(self, method: str, params: list):
+    def request(self, method: str, params: list[Any]) -> Any:
         with self._count:
             self.calls += 1
         body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
                            "id": next(_ids)}).encode()
-        try:
-            status, raw = self._post(body)
-        except TimeoutError:
-            raise Unverifiable(
-                "rpc-unreachable",
-                f"{self.url} did not answer {method} within {self.timeout:g}s; check that the "
-                "node runs and the URL is right",
-            ) from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise Unverifiable(
-                "rpc-unreachable",
-                f"{self.url} did not answer {method}: {_short(exc)}; check that the node runs "
-                "and the URL is right",
-            ) from None
+        status, raw = self._exchange(body, method)
         if status >= 400 and not raw.lstrip().startswith(b"{"):
             raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {status}")
         reply = bounded_loads(raw, f"{self.url} {method}: the answer", malformed,
                               max_bytes=MAX_ANSWER_BYTES)
         if not isinstance(reply, dict):
             raise Unverifiable("rpc-malformed", f"{self.url} {method}: answer is not an object")
-        if "error" in reply and reply["error"] is not None:
-            raise classify_error(self.url, method, reply["error"])
-        if "result" not in reply:
-            raise Unverifiable("rpc-malformed", f"{self.url} {method}: answer has no result")
-        return reply["result"]
+        return _result(self.url, method, reply)
+
+    def batch(self, calls: list[tuple[str, list[Any]]]) -> list[object]:
+        """Every call of ``calls`` in JSON-RPC batches of at most :data:`MAX_BATCH` (one HTTP
+        request each): per call its ``result``, or the :class:`Unverifiable` its error maps to
+        (one call's failure is that call's alone). An endpoint that refuses batches is asked
+        one call at a time, from its first refusal on (:attr:`batches`).
+
+        The answer is untrusted like any other: bounded in size and depth, and matched to the
+        calls by id; an answer that is not a list of one reply per id asked (an id missing,
+        repeated, or not asked) fails the whole batch as ``rpc-malformed``, so that no call's
+        answer can stand for another's."""
+        out: list[object] = []
+        for start in range(0, len(calls), MAX_BATCH):
+            out.extend(self._batch(calls[start : start + MAX_BATCH]))
+        return out
+
+    def _batch(self, calls: list[tuple[str, list[Any]]]) -> list[object]:
+        if self.batches is False or len(calls) == 1:
+            return [self._one(method, params) for method, params in calls]
+        ids = [next(_ids) for _ in calls]
+        body = json.dumps([{"jsonrpc": "2.0", "method": method, "params": params, "id": i}
+                           for (method, params), i in zip(calls, ids, strict=True)]).encode()
+        with self._count:
+            self.calls += 1
+        what = f"a batch of {len(calls)} calls ({calls[0][0]}, ...)"
+        status, raw = self._exchange(body, what)
+        reply = None
+        if raw.lstrip().startswith((b"[", b"{")):
+            reply = bounded_loads(raw, f"{self.url} {what}: the answer", malformed,
+                                  max_bytes=MAX_ANSWER_BYTES)
+        if not isinstance(reply, list):
+            if self.batches is None and (status >= 400 or isinstance(reply, dict)):
+                # an HTTP error or one error object for the whole batch, before any batch
+                # was answered: an endpoint that does not take batches
+                self.batches = False
+                if self.on_refused is not None:
+                    self.on_refused()
+                return [self._one(method, params) for method, params in calls]
+            raise Unverifiable("rpc-malformed", f"{self.url} {what}: the answer is not a list "
+                                                "of replies")
+        self.batches = True
+        by_id: dict[int, dict[str, Any]] = {}
+        for entry in reply:
+            key = entry.get("id") if isinstance(entry, dict) else None
+            if type(key) is not int or key not in ids or key in by_id:
+                raise Unverifiable("rpc-malformed", f"{self.url} {what}: the answer has a reply "
+                                                    f"with an id not asked, or twice ({key!r})")
+            by_id[key] = entry
+        if len(by_id) != len(ids):
+            raise Unverifiable("rpc-malformed", f"{self.url} {what}: the answer has "
+                                                f"{len(by_id)} replies for {len(ids)} calls")
+        out: list[object] = []
+        for (method, _), i in zip(calls, ids, strict=True):
+            try:
+                out.append(_result(self.url, method, by_id[i]))
+            except Unverifiable as exc:
+                out.append(exc)
+        return out
+
+    def _one(self, method: str, params: list[Any]) -> object:
+        try:
+            return self.request(method, params)
+        except Unverifiable as exc:
+            if exc.reason == "rpc-unreachable":
+                raise
+            return exc
+
+    def _exchange(self, body: bytes, what: str) -> tuple[int, bytes]:
+        try:
+            return self._post(body)
+        except TimeoutError:
+            raise Unverifiable(
+                "rpc-unreachable",
+                f"{self.url} did not answer {what} within {self.timeout:g}s; check that the "
+                "node runs and the URL is right",
+            ) from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise Unverifiable(
+                "rpc-unreachable",
+                f"{self.url} did not answer {what}: {_short(exc)}; check that the node runs "
+                "and the URL is right",
+            ) from None
+
+
+def _result(url: str, method: str, reply: dict[str, Any]) -> Any:
+    """The ``result`` of one reply object, or the Unverifiable its ``error`` says."""
+    if "error" in reply and reply["error"] is not None:
+        raise classify_error(url, method, reply["error"])
+    if "result" not in reply:
+        raise Unverifiable("rpc-malformed", f"{url} {method}: answer has no result")
+    return reply["result"]
 
 
 def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
     parsed = urlparse(url)
     kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-    return kind(parsed.hostname, parsed.port, timeout=timeout)
+    return kind(parsed.hostname or "", parsed.port, timeout=timeout)  # check_url: a host
 
 
 def post(connection: http.client.HTTPConnection, url: str, body: bytes,

@@ -9,6 +9,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
@@ -27,7 +28,7 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def dumps(vector: dict) -> str:
+def dumps(vector: dict[str, Any]) -> str:
     """The one serialisation of a vector: sorted keys, 1-space indent, trailing newline."""
     return json.dumps(vector, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -49,7 +50,7 @@ class MalformedVector(UsageError):
 
 
 
-def load_json(path: Path) -> dict:
+def load_json(path: Path) -> dict[str, Any]:
     """A vector or suite file: bounded in size and depth, one UsageError line if unusable."""
     data = load_file(path, str(path), UsageError)
     if not isinstance(data, dict):
@@ -92,7 +93,7 @@ SHAPES = {
 }
 
 
-def check_vector_shape(vector: dict, path: Path | str) -> None:
+def check_vector_shape(vector: dict[str, Any], path: Path | str) -> None:
     """The one validator of a vector: its kind's fields, each of its type, or one line
     ``vector PATH: field "…": expected …, got …`` (``vectors verify`` reports it as that
     vector's failure and goes on; ``vectors add`` refuses the file, exit 64)."""

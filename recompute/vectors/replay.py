@@ -16,7 +16,7 @@ from recompute.core.prover import prove_account
 from recompute.core.schema import ANY, Integer, ListOf, OneOf, Record, Text, check
 from recompute.layout import parse_descriptor
 from recompute.recipes import amm
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.framework import Recipe, get_recipe
 from recompute.recipes.runner import normalise, step
 from recompute.sources.replay import ReplaySource
 from recompute.vectors.format import MalformedVector, check_vector_shape
@@ -24,7 +24,7 @@ from recompute.vectors.format import MalformedVector, check_vector_shape
 # ---- replay -----------------------------------------------------------------------------------
 
 
-def replay(vector: dict, recipe_override=None) -> dict:
+def replay(vector: dict[str, Any], recipe_override: Recipe | None = None) -> dict[str, Any]:
     """Run a vector offline; returns ``{"verdict", "reason", "derived"|"account"…}``.
 
     A vector is outside data: content of the wrong shape (a missing key, a list where an object
@@ -39,7 +39,7 @@ def replay(vector: dict, recipe_override=None) -> dict:
         raise MalformedVector(f"vector {vector.get('name')!r} is malformed: {what}") from None
 
 
-def _replay(vector: dict, recipe_override=None) -> dict:
+def _replay(vector: dict[str, Any], recipe_override: Recipe | None = None) -> dict[str, Any]:
     kind = vector.get("kind")
     if kind == "pure":
         return replay_pure(vector)
@@ -93,7 +93,7 @@ def _replay(vector: dict, recipe_override=None) -> dict:
         return {"verdict": "UNVERIFIABLE", "reason": exc.reason}
 
 
-def _unembed_params(params: dict, tmp: Path) -> dict[str, str]:
+def _unembed_params(params: dict[str, Any], tmp: Path) -> dict[str, str]:
     out = {}
     for key, value in params.items():
         if isinstance(value, dict) and "content" in value:
@@ -105,7 +105,7 @@ def _unembed_params(params: dict, tmp: Path) -> dict[str, str]:
     return out
 
 
-def compare(vector: dict, got: dict) -> str:
+def compare(vector: dict[str, Any], got: dict[str, Any]) -> str:
     """Empty when ``got`` reproduces the vector's expectation, else what differs."""
     expected = vector.get("expected")
     if not isinstance(expected, dict):
@@ -150,19 +150,20 @@ def _pure_functions() -> dict[str, Callable[..., Any]]:
     def domain_tag(text: str) -> str:
         return "0x" + keccak256(text.encode()).hex()
 
-    def jcs_keccak(document) -> dict:
+    def jcs_keccak(document: Any) -> dict[str, Any]:
         canonical = amm.jcs(document)
         return {"canonical": canonical.decode(), "keccak256": "0x" + keccak256(canonical).hex()}
 
-    def layer_commitment_from_hashes(layer, schema_hash, content_hash, salt) -> str:
+    def layer_commitment_from_hashes(layer: int, schema_hash: str, content_hash: str,
+                                     salt: str) -> str:
         return "0x" + amm.commitment_from_hashes(
             layer, bytes.fromhex(schema_hash[2:]), bytes.fromhex(content_hash[2:]),
             bytes.fromhex(salt[2:])).hex()
 
-    def state_root(commitments) -> str:
+    def state_root(commitments: list[str]) -> str:
         return "0x" + amm.compute_root([bytes.fromhex(c[2:]) for c in commitments]).hex()
 
-    def interface_id(signatures) -> str:
+    def interface_id(signatures: list[str]) -> str:
         value = 0
         for signature in signatures:
             value ^= int.from_bytes(keccak256(signature.encode())[:4], "big")
@@ -185,7 +186,7 @@ PURE_INPUTS = {  # each pure function's inputs, checked field by field before it
 }
 
 
-def replay_pure(vector: dict) -> dict:
+def replay_pure(vector: dict[str, Any]) -> dict[str, Any]:
     functions = _pure_functions()
     name = vector.get("function")
     what = f"vector {vector.get('name')}"

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
@@ -125,7 +126,7 @@ PEER_SHAPE = Record({"vectors": ListOf(Record({
     open=True))}, open=True)  # aggregate_budget.v0 (trustless-ai/recompute-kit)
 
 
-def _peer_vectors(path: Path):
+def _peer_vectors(path: Path) -> Iterator[tuple[dict[str, Any], list[Draw], int, dict[str, Any]]]:
 
     document = load_json(path)
     check(document, PEER_SHAPE, f"peer vectors {path}")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlsplit
 
-from recompute import __version__
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, Verdict
+from recompute.version import __version__
 from recompute.watch.auditor import Summary
 from recompute.watch.evaluate import Line
 from recompute.watch.timeline import Timeline, health_of, legend, svg

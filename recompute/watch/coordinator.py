@@ -21,9 +21,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from recompute import __version__
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.verdict import Verdict
+from recompute.version import __version__
 from recompute.watch.auditor import Summary, _bar
 from recompute.watch.evaluate import Line
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines

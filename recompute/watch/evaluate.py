@@ -140,7 +140,7 @@ class BlockEvaluator:
         number = block.number
         anchor = anchor_summary(block)
         for check, outcome in zip(checks, outcomes, strict=True):
-            if outcome.__class__ is not Outcome:  # an exception in its place (rarely)
+            if not isinstance(outcome, Outcome):  # an exception in its place (rarely)
                 if isinstance(outcome, UsageError):  # the check cannot be asked: config error
                     raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
                 if isinstance(outcome, Unverifiable):
@@ -174,17 +174,20 @@ class BlockEvaluator:
                 if reads:  # a recipe reads its own contract only
                     self._addresses.add(reads[0]["address"])
 
+    def addresses(self) -> list[bytes]:
+        """Every contract a check read (at the blocks evaluated so far)."""
+        with self._lock:
+            return [bytes.fromhex(text[2:]) for text in sorted(self._addresses)]
+
     def prepare(self, block: AnchoredBlock) -> None:
         """Fetch ahead (a helper thread of :func:`recompute.watch.lookahead.in_order`) the
-        account proof of every contract the checks read: the one request a block whose
-        storageRoots did not change needs. Raw answers into the shared source; nothing is
-        verified or decided here."""
-        if self.reference or getattr(block.source, "prefetch", None) is None:
+        account proof of every contract the checks read, in one JSON-RPC batch: the one
+        request a block whose storageRoots did not change needs. Raw answers into the shared
+        source; nothing is verified or decided here."""
+        prefetch_many = getattr(block.source, "prefetch_many", None)
+        if self.reference or prefetch_many is None:
             return
-        with self._lock:
-            addresses = sorted(self._addresses)
-        for address in addresses:
-            block.source.get_proof(bytes.fromhex(address[2:]), [], block.hash)
+        prefetch_many([(a, []) for a in self.addresses()], block.hash)
 
     def _slots_of(self, address: str, checks: list[Check]) -> list[int]:
         with self._lock:
@@ -193,37 +196,50 @@ class BlockEvaluator:
                            if read["address"] == address})
 
     def _prefetch(self, block: AnchoredBlock, checks: list[Check]) -> None:
-        prefetch = getattr(block.source, "prefetch", None)
-        if prefetch is None:
+        prefetch_many = getattr(block.source, "prefetch_many", None)
+        if prefetch_many is None:
             return
+        addresses = self.addresses()
         with self._lock:
-            addresses = sorted(self._addresses)
-        for text in addresses:
-            address = bytes.fromhex(text[2:])
-            # The account alone first: if the node's storageHash is the one it gave at the
-            # last block, the runner will carry the proven reads (recompute.recipes.runner
-            # Carry, which decides on the *verified* root) and needs no slot proofs. This
-            # raw comparison only saves a request; a lie here costs a later request, not a
-            # verdict.
-            with self._lock:
-                before = self._roots.get(address)
+            roots = dict(self._roots)
+        # The accounts alone first, all in one batch: where the node's storageHash is the one
+        # it gave at the last block, the runner will carry the proven reads
+        # (recompute.recipes.runner Carry, which decides on the *verified* root) and needs no
+        # slot proofs. This raw comparison only saves a request; a lie here costs a later
+        # request, not a verdict. Then the slots of every contract whose root changed, in one
+        # more batch. An answer that fails here is asked again by the checks themselves (and
+        # each gets its own UNVERIFIABLE line if the node keeps answering so); node trouble
+        # is raised at once.
+        wanted = []
+        for address, answer in self._ask(block, [(a, []) for a in addresses if a in roots]):
+            if answer is None or _storage_hash(answer) == roots[address]:
+                continue
+            wanted.append(address)
+        wanted += [a for a in addresses if a not in roots]
+        asks = [(a, slots) for a in wanted if (slots := self._slots_of("0x" + a.hex(), checks))]
+        answers = self._ask(block, asks)
+        with self._lock:
+            for address, answer in answers:
+                if answer is not None:
+                    self._roots[address] = _storage_hash(answer)
+
+    @staticmethod
+    def _ask(block: AnchoredBlock, asks: list[tuple[bytes, list[int]]]
+             ) -> list[tuple[bytes, dict | None]]:
+        """Each ``(address, slots)`` of ``asks`` fetched into the shared source in one batch,
+        then its raw answer (None where it failed, unless for node trouble: raised). A batch
+        answer that is not one reply per call asked raises (``rpc-malformed``): the block
+        cannot be judged from that endpoint's word."""
+        block.source.prefetch_many(asks, block.hash)
+        out: list[tuple[bytes, dict | None]] = []
+        for address, slots in asks:
             try:
-                if before is not None:
-                    account = block.source.get_proof(address, [], block.hash)
-                    if _storage_hash(account) == before:
-                        continue
-                slots = self._slots_of(text, checks)
-                if not slots:
-                    continue
-                answer = block.source.get_proof(address, slots, block.hash)  # prefetch
+                out.append((address, block.source.get_proof(address, slots, block.hash)))
             except Unverifiable as exc:
                 if exc.reason in NODE_TROUBLE:
                     raise
-                # a malformed answer to an optimisation: the checks ask again themselves, and
-                # each gets its own UNVERIFIABLE line if the node keeps answering so
-                continue
-            with self._lock:
-                self._roots[address] = _storage_hash(answer)
+                out.append((address, None))
+        return out
 
 
 def _storage_hash(answer: object) -> object:

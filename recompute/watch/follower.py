@@ -76,6 +76,7 @@ class Follower:
         self.pending: dict[int, list[Line]] = {}  # lines written but not yet final
         self.verified = 0
         self.failures = 0
+        self.head_seen = -1  # the highest `latest` the node gave: below it, no need to ask
 
     @property
     def metrics(self):
@@ -119,14 +120,19 @@ class Follower:
         source = self.tip.source
         if self.heads is not None:
             self.heads.refresh(source, self.tip)  # the light client follows the chain too
+        if self.head_seen > self.tip.number + 1 and self._catch_up():
+            return True
         raw = source.block_by_number("latest")
         if raw is None:
             raise Unverifiable("rpc-malformed", f"{source.label} has no latest block")
         latest = Header.from_rpc(raw)
+        self.head_seen = latest.number
         self.metrics.set("head_block", latest.number)
         self.metrics.set("lag_blocks", max(latest.number - self.tip.number, 0))
         if latest.hash == self.tip.hash:
             return False
+        if latest.number == self.tip.number + 1 and latest.parent_hash == self.tip.hash:
+            return self._child(raw, latest)  # `latest` is the tip's child: no second call
         if latest.number <= self.tip.number:
             # a `latest` at or below our tip (a stale answer, a sibling of the tip): a reorg
             # only if the node no longer has our tip at its number
@@ -141,6 +147,17 @@ class Follower:
         if header.parent_hash == self.tip.hash:
             return self._child(raw, header)
         return self._reorg_unless_signed(latest)
+
+    def _catch_up(self) -> bool:
+        """Below a head already seen, the next block is known to exist: asked with the account
+        proofs its evaluation needs (one request, where the source can batch). False when it
+        does not link to the tip (then `latest` and the reorg logic decide) or waits."""
+        assert self.tip is not None
+        raw = _next_block(self.tip.source, self.tip.number + 1, self.evaluator.addresses())
+        if raw is None:
+            return False
+        header = Header.from_rpc(raw)
+        return header.parent_hash == self.tip.hash and self._child(raw, header)
 
     def _child(self, raw: dict, header: Header) -> bool:
         """The tip's child the node serves: verified, unless it waits (from the future, not
@@ -286,6 +303,15 @@ class Follower:
         self.sink.note(f"node trouble ({error.reason}): {error.detail}; retry "
                        f"{self.failures} in {delay:.1f}s")
         self.stop.wait(delay)
+
+
+def _next_block(source, number: int, addresses: list[bytes]) -> dict | None:
+    """The node's block ``number``, with the account proofs of ``addresses`` at it fetched into
+    the source in the same batch where it can (a shared source), else alone."""
+    fetch = getattr(source, "block_with_accounts", None)
+    if fetch is None:
+        return source.block_by_number(number)
+    return fetch(number, addresses)
 
 
 def summary(block: AnchoredBlock, lines: list[Line], seconds: float) -> str:

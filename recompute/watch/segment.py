@@ -30,11 +30,11 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recompute import __version__
 from recompute.core.anchor import AnchoredBlock, ancestors, by_single_rpc
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
+from recompute.version import __version__
 from recompute.watch.config import Check, parse_config_text
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.lookahead import in_order

@@ -189,6 +189,24 @@ def test_true_restore_claim_is_accepted(chain, reg, subject):
     assert reg.functions.rootAt(subject, 3).call() == PRE_ROOT
 
 
+def test_restore_claim_that_changes_nothing_is_accepted(chain, reg, subject):
+    """AMM §Cycle records, rule "Restore claim": restoresVersion below the current version and
+    rootAt(restoresVersion) the root of postCommitments are all the registry checks. A record
+    whose post state is already the current state (after a rollback to version 1) passes
+    both; no layer changes, so the version does not advance (AMM §Layer checkpoints)."""
+    chain.transact(reg.functions.report(subject, base(post=PRE_COMMITMENTS, restores=1)),
+                   subject, SUBMIT)
+    assert reg.functions.headOf(subject).call()[5] == 3
+    again = base(base_version=3, pre_root=PRE_ROOT, post=PRE_COMMITMENTS, restores=1,
+                 started=T + 2600, ended=T + 2700)
+    receipt = chain.transact(reg.functions.report(subject, again), subject, SUBMIT + 10)
+    (ev,) = events(reg, "CycleRecorded", receipt)
+    assert (ev["baseVersion"], ev["newVersion"], ev["changedLayers"]) == (3, 3, 0)
+    assert reg.functions.headOf(subject).call()[5] == 3
+    assert reg.functions.rootAt(subject, 3).call() == PRE_ROOT == reg.functions.rootAt(
+        subject, 1).call()
+
+
 def test_only_subject_and_report_operators_may_report(chain, reg, subject):
     stranger, controller, pulser = chain.accounts[4], chain.accounts[2], chain.accounts[5]
     for who in (stranger, controller, pulser):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "contracts" / "artifacts"
 # (source folders compiled together, extra build flags), as contracts/README.md documents.
 GROUPS = [
-    (["contracts/src/amm", "contracts/src/meters"], []),
+    (["contracts/src/amm", "contracts/src/meters", "contracts/src/variants"], []),
     (["contracts/src/swarm"], ["--via-ir"]),
 ]
 

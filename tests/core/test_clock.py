@@ -10,12 +10,12 @@ from recompute.core.errors import Unverifiable, UsageError
 
 
 def test_at_is_unix_seconds_or_iso_8601_with_a_zone():
-    assert parse_time("1767225600") == 1767225600  # 2026-01-01T00:00:00Z
-    assert parse_time("2026-01-01T00:00:00Z") == 1767225600
-    assert parse_time("2026-01-01T02:00:00+02:00") == 1767225600
+    assert parse_time("1767225600", "--at") == 1767225600  # 2026-01-01T00:00:00Z
+    assert parse_time("2026-01-01T00:00:00Z", "--at") == 1767225600
+    assert parse_time("2026-01-01T02:00:00+02:00", "--at") == 1767225600
     for text in ("2026-01-01T00:00:00", "yesterday", "", "1e9"):
         with pytest.raises(UsageError):
-            parse_time(text)
+            parse_time(text, "--at")
 
 
 def test_the_evidence_says_which_clock_and_how_old():

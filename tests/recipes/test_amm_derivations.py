@@ -179,3 +179,17 @@ def test_restore_claim_checks():
     assert false["root_at_restored_matches"] is False
     future = restore_claim(dict(record, restores_version=2), h(PRE_ROOT), h(PRE_ROOT))
     assert future["restores_earlier_version"] is False
+
+
+def test_a_restore_claim_that_changes_nothing_holds_and_says_the_version_stayed():
+    """AMM §Cycle records: the registry MUST check restoresVersion < the current version and
+    rootAt(restoresVersion) == the post root; nothing else. A record whose post state is
+    already the current state (version 3 holds the pre root after a rollback) passes both and
+    changes no layer, so the version stays 3 ("a cycle that changes nothing does not advance
+    it", AMM §Layer checkpoints): reported as version_advanced False, not as a failed check."""
+    record = {"post_commitments": [h(c) for c in PRE], "restores_version": 1,
+              "base_version": 3, "new_version": 3}
+    out = restore_claim(record, h(PRE_ROOT), h(PRE_ROOT))
+    assert out["version_advanced"] is False
+    assert out["restores_earlier_version"] and out["root_at_restored_matches"]
+    assert out["root_at_new_matches"]

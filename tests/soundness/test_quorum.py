@@ -127,7 +127,8 @@ def test_two_names_of_one_host_are_one_endpoint(chain):
     with pytest.raises(UsageError) as caught:
         anchor_block([honest(chain), LiveSource(other)], block=3, quorum=2)
     port = chain.url.rsplit(":", 1)[1]
-    assert str(caught.value) == (f"--rpc {chain.url} and --rpc {other} are one endpoint "
+    # the library words the option as its own (a source); the command line as --rpc (below)
+    assert str(caught.value) == (f"source {chain.url} and source {other} are one endpoint "
                                  f"(127.0.0.1 port {port}): a quorum counts distinct hosts; "
                                  "give endpoints of other machines")
 

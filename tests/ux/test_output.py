@@ -17,6 +17,7 @@ import pytest
 from web3 import Web3
 
 from recompute.devnet.contracts import connect, deploy
+from tests.cli import as_of_head
 
 TESTS = Path(__file__).resolve().parents[1]
 ZOO = TESTS / "layout" / "artifacts"
@@ -251,7 +252,8 @@ def test_read_all_on_a_layout_of_only_mappings_lists_them(devnet, run_cli):
     storage = load_artifact("AgentMeditationRegistry")["storageLayout"]
     labels = [v["label"] for v in storage["storage"]]
     assert all(storage["types"][v["type"]]["encoding"] == "mapping" for v in storage["storage"])
-    result = run_cli("read", "-r", node.url, "-b", "latest", "--layout", "amm-registry",
+    result = run_cli("read", "-r", node.url, "-b", "latest", *as_of_head(node.url),
+                     "--layout", "amm-registry",
                      "--address", manifest["contracts"]["AgentMeditationRegistry"], "--all")
     assert result.returncode == 0, result.stderr
     assert ("note: not read, mappings (read an entry by key, e.g. heads[KEY]): "
@@ -264,11 +266,13 @@ def test_step_on_raw_slots_names_no_layout(devnet, run_cli):
     node, manifest = devnet
     meter = manifest["contracts"]["ReservedConfirmedMeter"]
     key = "0x" + "11" * 32
-    raw = run_cli("step", "8312/cap-conservation", node.url, meter, key, "struct:2:2:1")
+    at = as_of_head(node.url)  # the devnet is dated: its latest is judged as of its own time
+    raw = run_cli("step", "8312/cap-conservation", node.url, meter, key, "struct:2:2:1", *at)
     assert raw.returncode == 0, raw.stderr
     assert f"on {meter} (raw slots, no layout):" in raw.stdout
     assert "(layout" not in raw.stdout
-    laid = run_cli("step", "8312/cap-conservation", node.url, meter, key, "reserved-confirmed")
+    laid = run_cli("step", "8312/cap-conservation", node.url, meter, key, "reserved-confirmed",
+                   *at)
     assert laid.returncode in (0, 1), laid.stderr
     assert (f"on {meter} (layout contracts/src/meters/ReservedConfirmedMeter.sol:"
             "ReservedConfirmedMeter):") in laid.stdout

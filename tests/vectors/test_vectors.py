@@ -140,6 +140,8 @@ def test_a_method_no_vector_tells_apart_is_reported():
                       for rule in sorted(["amm.restore.root-matches",
                                           "amm.restore.zero-is-no-claim",
                                           "amm.restore.below-current-version",
+                                          "amm.restore.equal-base-version",
+                                          "amm.restore.root-at-new-version",
                                           "amm.restore.version-advances"])]
 
 

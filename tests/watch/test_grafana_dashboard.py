@@ -17,6 +17,7 @@ import pytest
 
 from recompute.devnet.anvil import free_port
 from tests import REPO_ROOT
+from tests.cli import as_of_head
 from tests.watch.watchproc import EXAMPLE, Watch, head
 
 DASHBOARD = REPO_ROOT / "examples" / "grafana-dashboard.json"
@@ -71,7 +72,7 @@ def scrape(devnet):
     node, _ = devnet
     port = free_port()
     watch = Watch("--rpc", node.url, "--config", str(EXAMPLE), "--poll", "0.5",
-                  "--metrics-port", str(port))
+                  "--metrics-port", str(port), *as_of_head(node.url))  # the devnet is dated
     try:
         watch.wait_for_block(int(head(node.url)["number"], 16), 7, timeout=60)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:

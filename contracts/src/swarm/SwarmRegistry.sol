@@ -558,8 +558,9 @@ contract SwarmRegistry is ISwarmEvents {
         if (d.record.state == SAITypes.LifecycleState.NONE) revert SAI_UnknownSwarm();
     }
 
-    /// §5.4: increments the revision and emits Changed after the call's own events.
-    function _changed(bytes32 swarmId) internal {
+    /// §5.4: increments the revision and emits Changed after the call's own events. Virtual only
+    /// so that the LyingRevisionSwarmRegistry test double can skip one emit.
+    function _changed(bytes32 swarmId) internal virtual {
         SAITypes.Swarm storage r = swarmData[swarmId].record;
         uint64 rev = ++r.revision;
         emit Changed(swarmId, rev, msg.sig, msg.sender);
