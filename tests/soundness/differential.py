@@ -346,10 +346,26 @@ class Forging(LiveSource):
     told lies and says UNVERIFIABLE.)"""
 
     def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
-        answer = super().get_proof(address, slots, block_hash)
-        if block_hash.hex()[-1] in "01" and answer.get("accountProof"):
-            answer["accountProof"][0] = _flip(answer["accountProof"][0])
-        return answer
+        return _forged(super().get_proof(address, slots, block_hash), block_hash)
+
+    # The same lie whichever way the proofs are asked: one at a time, or in JSON-RPC batches
+    # (a block's account proofs together; a header with the proofs at its number).
+    def get_proofs(self, wanted, block_hash):
+        return [_forged(answer, block_hash) for answer in super().get_proofs(wanted, block_hash)]
+
+    def block_and_accounts(self, number, addresses):
+        answers = super().block_and_accounts(number, addresses)
+        block = answers[0]
+        if not isinstance(block, dict) or not isinstance(block.get("hash"), str):
+            return answers
+        block_hash = bytes.fromhex(block["hash"][2:])
+        return [block, *(_forged(answer, block_hash) for answer in answers[1:])]
+
+
+def _forged(answer, block_hash: bytes):
+    if isinstance(answer, dict) and block_hash.hex()[-1] in "01" and answer.get("accountProof"):
+        answer["accountProof"][0] = _flip(answer["accountProof"][0])
+    return answer
 
 
 def _flip(text: str) -> str:
