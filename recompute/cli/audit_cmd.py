@@ -59,7 +59,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
                   store_path: str | None,
                   resume: bool, segment_blocks: int, threads: int, sink, stop,
                   files: ReportFiles | None = None,
-                  recipe_paths: tuple[str, ...] = ()) -> int:
+                  recipe_paths: tuple[str, ...] = (), reference: bool = False) -> int:
     """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
     --html/--csv reports, made from the store once the audit is complete. ``recipe_paths``:
     the recipe modules the user named (resolved), the only ones a worker imports."""
@@ -90,7 +90,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
             executor, where = dask, dask.where
         try:
             audit = SegmentedAudit(store, sink, executor, where=where, threads=threads,
-                                   stop=stop, recipe_paths=recipe_paths)
+                                   stop=stop, recipe_paths=recipe_paths, reference=reference)
             summary, _ = audit.run(top, text, str(Path(config_path).resolve()), rpcs)
         finally:
             if dask is not None:

@@ -17,6 +17,7 @@ from recompute.core.hexdata import parse_address
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe, load_recipes
+from recompute.recipes.reference import reference_step
 from recompute.recipes.runner import step
 
 RECIPES_OPTION = click.option(
@@ -82,9 +83,12 @@ def _recipe_json(recipe) -> dict:
               help="Expected derived value; the verdict is GOOD/BAD against it.")
 @click.option("--compare-views", is_flag=True,
               help="Also call the registry's view functions and report disagreements.")
+@click.option("--reference", is_flag=True,
+              help="Prove every read the plain way (one request a round, no node cache): "
+                   "slower, to cross-check the fast path.")
 @RECIPES_OPTION
 def step_command(recipe_name, positional, chain, as_json, address, layout_name, params, expects,
-                 compare_views, recipe_paths):
+                 compare_views, reference, recipe_paths):
     """Run one recipe at one anchored block: prove, decode, re-derive, judge.
 
     The short form RECIPE RPC ADDRESS ARGS... (the ERC-8312 thread's command line) is the same
@@ -105,7 +109,8 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     try:
         anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
-        outcome = step(recipe, parsed, anchored, contract, layout, expect, compare_views)
+        run = reference_step if reference else step
+        outcome = run(recipe, parsed, anchored, contract, layout, expect, compare_views)
     except Unverifiable as exc:
         sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
     lines = anchor_lines(anchored)

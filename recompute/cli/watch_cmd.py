@@ -110,6 +110,9 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
 @click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
+@click.option("--reference", is_flag=True,
+              help="Evaluate every check the plain way (fresh proofs of every read at every "
+                   "block, nothing kept or shared): slower, to cross-check the fast path.")
 @RECIPES_OPTION
 @html_option
 @csv_option
@@ -117,8 +120,8 @@ def _block_number(text: str | None, option: str) -> int | None:
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
                   workers, processes, cluster, cluster_ca, cluster_cert, cluster_key,
-                  insecure_cluster, store_path, resume, segment_blocks, recipe_paths, html_path,
-                  csv_path):
+                  insecure_cluster, store_path, resume, segment_blocks, reference, recipe_paths,
+                  html_path, csv_path):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
     checks = load_config(config_path, list(recipe_paths))
@@ -153,7 +156,7 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
         source.tell_batches_refused(sink.note)
     stop = threading.Event()
     _on_signals(stop)
-    evaluator = BlockEvaluator(checks)
+    evaluator = BlockEvaluator(checks, reference)
     anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
                      clock)
     heads = _signed_heads(session, clock)
@@ -182,7 +185,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                 pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
                 cluster=target, store_path=store_path, resume=resume,
                 segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
-                files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))))
+                files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))),
+                reference=reference)
         else:
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop, files, config_path)

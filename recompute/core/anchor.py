@@ -258,6 +258,14 @@ def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
     return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
 
 
+def served_by(block: AnchoredBlock, source: ProofSource) -> AnchoredBlock:
+    """The same anchored header (its anchor unchanged: the pin it was tied to), whose proofs
+    are asked of ``source``: the reference evaluator's fresh source for every check at every
+    block (recompute.recipes.reference). Sound as any source: every proof is verified against
+    the header's own roots."""
+    return AnchoredBlock(_SEAL, block.header, block.anchor, block.chain_id, source)
+
+
 def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any],
                    clock: Clock | None = None) -> AnchoredBlock:
     """The next block up from an anchored ``parent`` (``recompute watch`` following the head):

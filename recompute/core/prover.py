@@ -177,6 +177,19 @@ def verify_account_proof(
 ) -> ProvenAccount:
     """Verify a raw ``eth_getProof`` answer (untrusted JSON, checked here to be an object) for
     ``address`` and ``slots`` at ``block``."""
+    cache = SHARED_NODES
+    hashed_before = cache.hashed
+    account, entries = _account_of(block, address, slots, answer, cache)
+    storage = _verify_slots(account, slots, entries, cache)
+    if stats is not None:
+        stats.nodes_hashed += cache.hashed - hashed_before
+    return ProvenAccount(_SEAL, block, address, _fields(account), storage)
+
+
+def _account_of(block: AnchoredBlock, address: bytes, slots: list[int], answer: object,
+                cache: NodeCache) -> tuple[ProvenAccount, list[object]]:
+    """The answer's account (no slot yet), proven against the block's stateRoot with its
+    claims checked, and its storageProof entries (one per slot asked)."""
     if not isinstance(answer, dict):
         raise _malformed("the answer is not an object")
     claimed_address = parse_data(answer.get("address"), "address", _malformed, 20)
@@ -185,13 +198,10 @@ def verify_account_proof(
             f"asked for the account 0x{address.hex()}, the node answered for "
             f"0x{claimed_address.hex()}"
         )
-    cache = SHARED_NODES
-    hashed_before = cache.hashed
     leaf = verify(block.state_root, keccak256(address), answer.get("accountProof"), cache)
     fields = None if leaf is None else _decode_account(leaf)
     account = ProvenAccount(_SEAL, block, address, fields, {})
     _check_account_claims(account, answer)
-
     entries = answer.get("storageProof")
     if not isinstance(entries, list):
         raise _malformed("storageProof is not a list")
@@ -199,10 +209,13 @@ def verify_account_proof(
         raise _inconsistent(
             f"asked for {len(slots)} slot(s), the node answered {len(entries)} storage proof(s)"
         )
-    storage = _verify_slots(account, slots, entries, cache)
-    if stats is not None:
-        stats.nodes_hashed += cache.hashed - hashed_before
-    return ProvenAccount(_SEAL, block, address, fields, storage)
+    return account, entries
+
+
+def _fields(account: ProvenAccount) -> AccountFields | None:
+    if not account.exists:
+        return None
+    return account.nonce, account.balance, account.storage_root, account.code_hash
 
 
 def _verify_slots(account: ProvenAccount, slots: list[int], entries: list[object],
@@ -386,3 +399,33 @@ def _check_account_claims(account: ProvenAccount, answer: dict[str, Any]) -> Non
                 f"account 0x{account.address.hex()}: the node says {name} {claimed} but its "
                 f"proof shows {proven}"
             )
+
+
+# ---- the reference path (docs/design.md §Soundness) ----------------------------------------
+
+
+def prove_account_plainly(block: AnchoredBlock, address: bytes, slots: Iterable[int] = (),
+                          source: ProofSource | None = None) -> ProvenAccount:
+    """:func:`prove_account` the plain way, for the reference evaluator
+    (recompute.recipes.reference): one ``eth_getProof`` for the slots asked, every proof walked
+    on its own by the general walk (:func:`recompute.core.mpt.verify`, no claim taken on its
+    text) through a node cache of its own that keeps nothing (``depth=0``): no node, no kept
+    top walk and no answer of another request stands in for anything. The node's claims are
+    checked as :func:`verify_account_proof` checks them; the values are the proofs' own."""
+    wanted = list(dict.fromkeys(slots))
+    for slot in wanted:
+        if not 0 <= slot < 1 << 256:
+            raise ValueError(f"slot {slot} is not a 256-bit unsigned integer")
+    answer = (source or block.source).get_proof(address, wanted, block.hash)
+    account, entries = _account_of(block, address, wanted, answer, NodeCache(depth=0))
+    storage: dict[int, int] = {}
+    for slot, entry in zip(wanted, entries, strict=True):
+        if not isinstance(entry, dict):
+            raise _malformed("a storageProof entry is not an object")
+        _check_key(entry.get("key"), slot)
+        raw = verify(account.storage_root, keccak256(slot.to_bytes(32, "big")),
+                     entry.get("proof"), NodeCache(depth=0))
+        value = 0 if raw is None else _decode_slot_value(raw, slot)
+        _check_value(entry.get("value"), value, slot)
+        storage[slot] = value
+    return ProvenAccount(_SEAL, block, address, _fields(account), storage)

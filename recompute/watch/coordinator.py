@@ -115,8 +115,9 @@ def summarise(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
 class SegmentedAudit:
     def __init__(self, store: Store, sink: Sink, executor: Executor, *, where: str,
                  threads: int = 4, stop: threading.Event | None = None,
-                 recipe_paths: tuple[str, ...] = ()):
+                 recipe_paths: tuple[str, ...] = (), reference: bool = False):
         self.threads = threads
+        self.reference = reference  # handed to every worker (SegmentTask.reference)
         self.recipe_paths = recipe_paths  # resolved; handed to every worker (SegmentTask)
         self.store = store
         self.sink = sink
@@ -144,7 +145,7 @@ class SegmentedAudit:
                        "pinned block by parentHash links")
         tasks = [SegmentTask(lo, hi, config_text, config_path, _rotated(rpcs, index),
                              threads=self.threads, version=__version__,
-                             recipe_paths=self.recipe_paths)
+                             recipe_paths=self.recipe_paths, reference=self.reference)
                  for index, (lo, hi) in sorted(enumerate(plan), key=lambda x: -x[1][0])
                  if (lo, hi) in todo]
         started = shown = time.monotonic()
@@ -195,7 +196,7 @@ class SegmentedAudit:
                            f"evaluating it again from {left[0]}")
             task = SegmentTask(worst.lo, worst.hi, config_text, config_path, left,
                                threads=self.threads, version=__version__,
-                               recipe_paths=self.recipe_paths)
+                               recipe_paths=self.recipe_paths, reference=self.reference)
             for _, result in self.executor([task], self.stop):
                 self.store.record_segment(result)
                 results[result.lo] = without_lines(result)

@@ -22,6 +22,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.verdict import Verdict
+from recompute.recipes.reference import reference_step_many
 from recompute.recipes.runner import Job, step_many
 from recompute.watch.config import Check
 
@@ -101,10 +102,16 @@ def unverifiable_lines(checks: list[Check], number: int | None, block_hash: str 
 
 
 class BlockEvaluator:
-    """Evaluates every check at a block; remembers which slots each check read."""
+    """Evaluates every check at a block; remembers which slots each check read.
 
-    def __init__(self, checks: list[Check]):
+    ``reference``: every check evaluated the plain way instead
+    (:func:`recompute.recipes.reference.reference_step_many`: fresh proofs of every read, nothing
+    kept, shared or prefetched), for users who cross-check the fast path (docs/watch.md
+    §Reference mode); the lines are the same."""
+
+    def __init__(self, checks: list[Check], reference: bool = False):
         self.checks = checks
+        self.reference = reference
         self._learned: dict[str, list[dict]] = {}  # check -> its reads at the last block
         self._jobs: dict[str, Job] = {}
         self._addresses: set[str] = set()  # every contract a check read
@@ -118,9 +125,12 @@ class BlockEvaluator:
         """Every active check's line at ``block`` (``final``: already deep enough, as a range
         audit knows before it evaluates: the lines are made final at once)."""
         checks = self.active(block.number)
-        self._prefetch(block, checks)
         jobs = [self._job(c) for c in checks]
-        outcomes = step_many(block, jobs)
+        if self.reference:
+            outcomes = reference_step_many(block, jobs)
+        else:
+            self._prefetch(block, checks)
+            outcomes = step_many(block, jobs)
         for outcome in outcomes:  # node trouble: no line about the block, try it again
             if isinstance(outcome, Unverifiable) and outcome.reason in NODE_TROUBLE:
                 raise outcome
@@ -175,7 +185,7 @@ class BlockEvaluator:
         request a block whose storageRoots did not change needs. Raw answers into the shared
         source; nothing is verified or decided here."""
         prefetch_many = getattr(block.source, "prefetch_many", None)
-        if prefetch_many is None:
+        if self.reference or prefetch_many is None:
             return
         prefetch_many([(a, []) for a in self.addresses()], block.hash)
 

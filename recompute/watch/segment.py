@@ -58,6 +58,7 @@ class SegmentTask:
     # the recipe modules the user named to the coordinator (--recipes, $RECOMPUTE_RECIPES),
     # resolved: the only user recipe code a worker imports (the config text only declares it)
     recipe_paths: tuple[str, ...] = ()
+    reference: bool = False  # the plain evaluator (recompute.recipes.reference), not the fast
 
     @property
     def config_hash(self) -> str:
@@ -98,12 +99,14 @@ _LOCK = threading.Lock()
 
 
 def _evaluator(task: SegmentTask) -> BlockEvaluator:
-    key = "\0".join((task.config_hash, task.config_path, *task.recipe_paths))
+    key = "\0".join((task.config_hash, task.config_path, str(task.reference),
+                     *task.recipe_paths))
     with _LOCK:
         if key not in _WORKER_STATE:
             _WORKER_STATE.clear()
             _WORKER_STATE[key] = BlockEvaluator(parse_checks(task.config_text, task.config_path,
-                                                             task.recipe_paths))
+                                                             task.recipe_paths),
+                                                task.reference)
         return _WORKER_STATE[key]
 
 

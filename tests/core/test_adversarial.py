@@ -22,7 +22,7 @@ from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.keccak import keccak256
 from recompute.core.mpt import InvalidProof, verify
-from recompute.core.prover import verify_account_proof
+from recompute.core.prover import prove_account_plainly, verify_account_proof
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
 from tests.core.fixturedata import CONTRACT, FIXTURES, exchanges
@@ -181,6 +181,34 @@ def test_every_mutation_of_the_real_answer_is_unverifiable(real, name, mutate):
     mutate(tampered)
     with pytest.raises(Unverifiable) as caught:
         _verify(block, tampered)
+    assert caught.value.reason in {"invalid-proof", "rpc-inconsistent", "rpc-malformed"}
+
+
+class _Answers:
+    """A source that answers every eth_getProof with one given answer."""
+
+    def __init__(self, answer: dict):
+        self.answer = answer
+
+    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
+        return self.answer
+
+
+def test_the_reference_prover_reads_the_untampered_answer(real):
+    block, answer = real
+    account = prove_account_plainly(block, bytes.fromhex(CONTRACT[2:]), [0], _Answers(answer))
+    assert account.storage[0] == 0x38 and account.balance == 0x76
+
+
+@pytest.mark.parametrize("name,mutate", MUTATIONS, ids=[n for n, _ in MUTATIONS])
+def test_the_reference_prover_refuses_every_mutation_too(real, name, mutate):
+    """The plain prover (recompute.recipes.reference's) walks every proof on its own: it
+    refuses what the fast one refuses."""
+    block, answer = real
+    tampered = copy.deepcopy(answer)
+    mutate(tampered)
+    with pytest.raises(Unverifiable) as caught:
+        prove_account_plainly(block, bytes.fromhex(CONTRACT[2:]), [0], _Answers(tampered))
     assert caught.value.reason in {"invalid-proof", "rpc-inconsistent", "rpc-malformed"}
 
 

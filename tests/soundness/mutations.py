@@ -1,0 +1,199 @@
+"""Each reuse rule of the fast path broken on purpose must fail the differential
+(docs/design.md §Soundness): ``python -m tests.soundness.mutations`` (a few minutes; not part of
+the test suite). One mutation at a time is patched into the running process (the function's
+code replaced by a copy with one condition changed), the fixed generated history
+(tests/soundness/differential.py FIXED) is evaluated by the fast path and by the reference
+evaluator in follow mode and ``step_many`` (blocks newest first) from a node that forges the
+account proofs of some blocks (differential.Forging), and in range mode from an honest one;
+the script prints whether the lines differed (CAUGHT) or not (MISSED), with the first
+difference. The run without a mutation comes first and must be clean. Exit status 1 if any
+mutation is missed or the clean run differs.
+
+``python -m tests.soundness.mutations NAME...`` runs only the mutations named.
+"""
+
+from __future__ import annotations
+import __future__
+
+import inspect
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from recompute.core import anchor, mpt, receipts
+from recompute.recipes import digest, kept_plans, runner
+from recompute.sources import cache
+from tests.soundness.differential import (
+    FIXED,
+    Devchain,
+    Follow,
+    audit,
+    step_many_in_order,
+)
+
+
+@contextmanager
+def patched(function: Any, old: str, new: str, *more: str) -> Iterator[None]:
+    """``function`` (a plain function or a method) with the text ``old`` of its source replaced
+    by ``new`` (and each further pair of ``more``) while the block runs: its code object
+    swapped, so every caller, wherever it imported it from, runs the mutant."""
+    function = getattr(function, "__func__", function)
+    source = textwrap.dedent(inspect.getsource(function))
+    pairs = [(old, new), *zip(more[::2], more[1::2], strict=True)]
+    for before, after in pairs:
+        if before not in source:
+            raise SystemExit(f"mutation text not found in {function.__qualname__}: {before!r}")
+        source = source.replace(before, after, 1)
+    namespace: dict[str, Any] = {}
+    code = compile(source, inspect.getsourcefile(function) or "?", "exec",
+                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    exec(code, function.__globals__, namespace)  # noqa: S102 - our own source, one line changed
+    mutant = namespace[function.__name__]
+    mutant = getattr(mutant, "__func__", mutant)
+    saved = function.__code__
+    function.__code__ = mutant.__code__
+    try:
+        yield
+    finally:
+        function.__code__ = saved
+
+
+# name -> (the reuse rule it breaks, the patch)
+MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
+    "carry-root-not-compared": (
+        "a carried read stands in without the block's storageRoot compared (Carry.kept)",
+        lambda: patched(runner.Carry.kept, "return entry if entry[0] == "
+                        "self.account(address).storage_root else None", "return entry")),
+    "whole-plan-root-not-compared": (
+        "a kept plan answered whole without the storageRoot compared (_carried_whole)",
+        lambda: patched(runner._carried_whole, "if account.storage_root != kept.root:",
+                        "if False:")),
+    "kept-round-after-a-write": (
+        "a kept plan's round reused for an answer that differs (Round.after)",
+        lambda: patched(kept_plans.Round.after, "if kept[0] is answer or kept[0] == answer:",
+                        "if True:")),
+    "whole-plan-not-all-kept": (
+        "a plan remembered as answered whole when a round was proven afresh (_remember)",
+        lambda: patched(runner._remember, "len(kept) == plan.sends - 1", "True")),
+    "log-scan-by-number": (
+        "a kept log scan found by block number, not hash: reused across a reorg (Runner.logs)",
+        lambda: patched(runner.Runner.logs, "memo.get((block.hash, key))",
+                        "memo.get((block.number, key))", "memo.put((self.block.hash, key)",
+                        "memo.put((self.block.number, key)")),
+    "ancestor-by-number": (
+        "a kept ancestor found by its number alone, not under its descendant's hash: reused "
+        "across a reorg (core.anchor.ancestor)",
+        lambda: patched(anchor.ancestor, "memo.get((block.hash, number)) or "
+                        "memo.get((block.header.parent_hash, number))", "memo.get(number)",
+                        "memo.put((block.hash, number), header)", "memo.put(number, header)")),
+    "ancestor-read-by-number": (
+        "a read at an ancestor kept by the ancestor's number, not its hash: reused across a "
+        "reorg (_combined_reads)",
+        lambda: patched(runner._combined_reads, 'key = ("reads-at", at.hash, *key[1:])',
+                        'key = ("reads-at", at.number, *key[1:])')),
+    "receipts-by-number": (
+        "proven receipts kept by block number, not hash: reused across a reorg "
+        "(core.receipts.prove_receipts)",
+        lambda: patched(receipts.prove_receipts, "memo.get(block.hash)",
+                        "memo.get(block.number)", "memo.put(block.hash, proven)",
+                        "memo.put(block.number, proven)")),
+    "parent-header-by-number": (
+        "a kept parent header found by number, not by the parentHash (core.anchor.ancestors)",
+        lambda: patched(anchor.ancestors, "memo.get(header.parent_hash)",
+                        "memo.get(header.number - 1)", "memo.put(parent.hash, parent)",
+                        "memo.put(parent.number, parent)")),
+    "raw-proofs-across-blocks": (
+        "the shared raw proof answers kept per contract, not per block (SharedSource)",
+        lambda: patched(cache.SharedSource.get_proof, "self._proofs.get(block_hash)",
+                        "self._proofs.get(b'')", "self._proofs.put(block_hash, accounts)",
+                        "self._proofs.put(b'', accounts)")),
+    "digest-groups-partial": (
+        "the digest taken from the kept group texts when they miss some reads "
+        "(evidence_digest)",
+        lambda: patched(digest.evidence_digest, "if groups and sum(map(len, groups)) == "
+                        "len(reads):", "if groups:")),
+    "hand-out-by-first-path": (
+        "a hand-out found by its first path only (_hand_out)",
+        lambda: patched(runner._hand_out, "key = paths[0] if len(paths) == 1 else "
+                        "tuple(paths)", "key = paths[0]")),
+    "carry-any-layout": (
+        "a carried read taken for another layout object (_combined_reads: `is layout`)",
+        lambda: patched(runner._combined_reads, "entry[1][2] is layout", "True",
+                        "key = (\"reads\", address, id(layout), tuple(paths))",
+                        "key = (\"reads\", address, tuple(paths))")),
+    "node-cache-text-unchecked": (
+        "a cached trie node taken for a listed node of other text (core.mpt.verify)",
+        lambda: patched(mpt.verify, "if node is None or node[0] != text:",
+                        "if node is None:")),
+    "top-walk-text-unchecked": (
+        "a kept top walk taken for a proof whose first nodes are of other text "
+        "(core.mpt.verify_many)",
+        lambda: patched(mpt.verify_many, "if top is None or proof[0] != top[0] or "
+                        "proof[1] != top[1]:", "if top is None:")),
+}
+
+
+def differential(node: Devchain, checks) -> list[str]:
+    """The fixed history, fast against reference: the differences (mode: fast != reference)."""
+    node.reset()
+    follow = Follow(node.url, checks, forging=True)
+    for op in FIXED:
+        for number in node.apply(op):
+            follow.see(node.block_hash(number))
+    found = [f"follow: {f}\n   reference: {r}" for f, r in follow.disagreements]
+    first, last = node.first, node.head()
+    reference = audit(node.url, checks, first, last, reference=True, workers=1)
+    for workers in (1, 4):
+        fast = audit(node.url, checks, first, last, workers=workers)
+        found += [f"range ({workers} workers): {f}\n   reference: {r}"
+                  for f, r in zip(fast, reference, strict=False) if f != r]
+    hashes = [node.block_hash(n) for n in range(last, first - 1, -1)]
+    fast = step_many_in_order(node.url, checks, hashes, False, forging=True)
+    plain = step_many_in_order(node.url, checks, hashes, True, forging=True)
+    found += [f"step_many: {f}\n   reference: {r}" for f, r in zip(fast, plain, strict=False)
+              if f != r]
+    return found
+
+
+def main(names: list[str]) -> int:
+    unknown = set(names) - set(MUTATIONS)
+    if unknown:
+        raise SystemExit(f"unknown mutation(s): {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(MUTATIONS)}")
+    node = Devchain()
+    missed = 0
+    try:
+        checks = node.checks(Path(tempfile.mkdtemp(prefix="recompute-mutations-")))
+        started = time.monotonic()
+        clean = differential(node, checks)
+        print(f"no mutation: {'clean' if not clean else f'{len(clean)} DIFFERENCES'} "
+              f"({time.monotonic() - started:.1f} s)", flush=True)
+        for difference in clean[:3]:
+            print("   ", difference)
+        missed += bool(clean)
+        for name in names or list(MUTATIONS):
+            rule, patch = MUTATIONS[name]
+            started = time.monotonic()
+            try:
+                with patch():
+                    found = differential(node, checks)
+            except Exception as exc:  # the mutant crashed the fast path: that is caught too
+                found = [f"the fast path raised {type(exc).__name__}: {exc}"]
+            verdict = "CAUGHT" if found else "MISSED"
+            missed += not found
+            print(f"{verdict} {name}: {rule}: {len(found)} difference(s) "
+                  f"({time.monotonic() - started:.1f} s)", flush=True)
+            if found:
+                print("   ", found[0][:400])
+    finally:
+        node.stop()
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
