@@ -466,14 +466,15 @@ contract AgentMeditationRegistry is IAgentMeditation {
         if (rv >= h.stateVersion || stateRoots[subject][rv] != postRoot) revert RestoreClaimInvalid();
     }
 
-    /// AMM §Cycle records, "On acceptance the registry ...".
+    /// AMM §Cycle records, "On acceptance the registry ...". Virtual only so that the
+    /// LyingRootMeditationRegistry test double can skip one of its writes.
     function _applyReport(
         address subject,
         Head storage h,
         LayerCheckpoint[4] storage cps,
         CycleReport calldata r,
         bytes32 postRoot
-    ) internal returns (uint64 seq) {
+    ) internal virtual returns (uint64 seq) {
         uint64 baseVersion = h.stateVersion;
         uint64 newVersion = baseVersion;
         uint8 changed;
