@@ -104,12 +104,13 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
                         "memo.put(block.number, proven)")),
     "parent-header-by-number": (
         "a kept parent header found by number, not by the parentHash (core.anchor.ancestors)",
-        lambda: patched(anchor.ancestors, "memo.get(header.parent_hash)",
-                        "memo.get(header.number - 1)", "memo.put(parent.hash, parent)",
+        lambda: patched(anchor.ancestors, "parent = memo.get(header.parent_hash)",
+                        "parent = memo.get(header.number - 1)", "memo.put(parent.hash, parent)",
                         "memo.put(parent.number, parent)")),
     "raw-proofs-across-blocks": (
-        "the shared raw proof answers kept per contract, not per block (SharedSource)",
-        lambda: patched(cache.SharedSource.get_proof, "self._proofs.get(block_hash)",
+        "the shared raw proof answers kept per contract, not per block (SharedSource: "
+        "_account_map, which get_proof, prefetch_many and block_with_accounts use)",
+        lambda: patched(cache.SharedSource._account_map, "self._proofs.get(block_hash)",
                         "self._proofs.get(b'')", "self._proofs.put(block_hash, accounts)",
                         "self._proofs.put(b'', accounts)")),
     "digest-groups-partial": (
@@ -135,6 +136,35 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         "(core.mpt.verify_many)",
         lambda: patched(mpt.verify_many, "if top is None or proof[0] != top[0] or "
                         "proof[1] != top[1]:", "if top is None:")),
+}
+
+# Rules of the batched node calls that an honest node never puts to the test, so the
+# differential (an honest node, or one forging account proofs the same way however asked)
+# cannot see them broken: name -> (the rule, what catches its break). Not run by this script
+# (the test named runs the CLI in a subprocess: the patch was applied by hand to a copy of the
+# source tree and that test run there).
+ELSEWHERE: dict[str, tuple[str, str]] = {
+    "batch-answer-by-position": (
+        "a batched eth_getProof answer taken by its position, not checked against the account "
+        "and keys asked (sources.live.LiveSource._check_proof: `return` at once)",
+        "tests/watch/test_node_requests.py::"
+        "test_a_batch_answer_not_matching_its_calls_is_rpc_malformed[_swap_ids] fails: the "
+        "swapped proofs are refused later by the prover's address check (rpc-inconsistent), "
+        "not as rpc-malformed; no verdict is given from them"),
+    "prefetched-proof-not-rooted": (
+        "an account proof fetched with a header by number held for that header's hash without "
+        "its first node checked against the header's stateRoot (sources.cache._rooted_in: "
+        "`return True`)",
+        "none: not a soundness rule; a proof held for the wrong block is verified in full "
+        "against the header's stateRoot when used (UNVERIFIABLE invalid-proof, never a "
+        "verdict); the check only keeps a block that moved between the calls from costing that"),
+    "header-held-unhashed": (
+        "a header fetched by number held under the hash it claims, not re-hashed "
+        "(sources.cache.SharedSource._hold_header)",
+        "none: harmless by construction; every header served is re-hashed when used "
+        "(core.anchor._fetch_header: Header.from_rpc), and a walk checks each parent's hash "
+        "against the parentHash (core.anchor.ancestors): a lying node's header is refused "
+        "there, never used"),
 }
 
 
@@ -192,6 +222,9 @@ def main(names: list[str]) -> int:
                 print("   ", found[0][:400])
     finally:
         node.stop()
+    if not names:
+        for name, (rule, caught_by) in ELSEWHERE.items():
+            print(f"ELSEWHERE {name}: {rule}: {caught_by}")
     return 1 if missed else 0
 
 
