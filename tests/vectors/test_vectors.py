@@ -123,10 +123,12 @@ def test_add_creates_a_suite_that_does_not_exist_yet(tmp_path):
 
 
 def test_every_recipe_has_a_devnet_vector():
-    from recompute.recipes.framework import load_recipes
+    from recompute.recipes.framework import BUNDLED_AREAS, load_recipes
 
     covered = {load_json(p)["recipe"] for p in (VECTORS / "devnet").glob("*.json")}
-    assert covered == set(load_recipes())
+    # the bundled recipes: a user recipe module another test loaded in this process (the
+    # differential's probes) registers names of its own area
+    assert covered == {name for name in load_recipes() if name.split("/")[0] in BUNDLED_AREAS}
 
 
 def test_a_method_no_vector_tells_apart_is_reported():
