@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.devnet.lifecycle import DEFAULT_STATE_DIR, DevnetError, down, up
+from recompute.devnet.lifecycle import DEFAULT_STATE_DIR, DevnetError, LiveOptions, down, up
 
 
 @cli.group("devnet")
@@ -26,6 +26,14 @@ def _summary(manifest: dict) -> list[str]:
         about = moment.get("about")
         if about:
             lines.append(f"      {about['recipe']} -> {about['verdict']}: {about['text']}")
+    live = manifest.get("live")
+    if live:
+        reorgs = f", a reorg every {live['reorg_every']} blocks" if live["reorg_every"] else ""
+        lines.append(f"live: a block every {live['block_time']} s from block "
+                     f"{live['first_block']}{reorgs} (producer pid {live['producer_pid']}, "
+                     f"log {live['log']})")
+        lines.append(f"  lie: {live['stream']['lie']}")
+        lines.append(f"  beacon network: --network {manifest['beacon']['network_file']}")
     return lines
 
 
@@ -35,10 +43,20 @@ def _summary(manifest: dict) -> list[str]:
               default=DEFAULT_STATE_DIR, show_default=True, help="Where the devnet keeps state.")
 @click.option("--fresh", is_flag=True, help="Discard a stopped devnet's state and rebuild.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
-def devnet_up(port, state_dir, fresh, as_json):
+@click.option("--live", is_flag=True,
+              help="After the history, mine a block every --block-time seconds at the wall "
+                   "clock, playing a scripted stream with a lie every minute (docs/devnet.md).")
+@click.option("--block-time", type=click.IntRange(1, 60), default=2, show_default=True,
+              metavar="S", help="--live: seconds between blocks (and a beacon slot).")
+@click.option("--reorg-every", type=click.IntRange(4, None), metavar="K",
+              help="--live: a reorg of depth 1 to 3 every K blocks.")
+def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
     """Start anvil, deploy every reference contract, drive the scripted history."""
+    if not live and (reorg_every is not None or block_time != 2):
+        raise click.UsageError("--block-time and --reorg-every go with --live")
     try:
-        manifest, started = up(state_dir, port, fresh)
+        manifest, started = up(state_dir, port, fresh,
+                               LiveOptions(block_time, reorg_every) if live else None)
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -127,10 +127,11 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     heads = _signed_heads(session)
     needed = quorum if quorum is not None else len(sources)
 
-    store = None
+    store = recording = None
     try:
         if stored_follow:
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
+            recording = sink
         if last is None and not (resume and not stored_follow):
             follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
@@ -154,6 +155,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop)
     finally:
+        if recording is not None:
+            recording.close()
         _close(store, session, hook, server)
     sys.exit(code)
 
@@ -302,6 +305,7 @@ def _follow_store(store_path, checks, config_path, confirmations, sink):
 
     store, _, _ = open_follow_store(store_path, checks, config_path, confirmations)
     recording = RecordingSink(sink.metrics, sink.out, sink.err, sink.hook, store=store)
+    recording.recover()  # what stdout lacks of the last write before a restart
     return store, recording
 
 
@@ -309,8 +313,10 @@ def _continue_after_final(follower: Follower, store, sources, sink) -> None:
     """A restarted bot: the last final block of its store, pinned by the hash the store
     recorded, is the tip; the follower goes on from its child by parent links."""
     number, block_hash = store.get("last_final_block"), store.get("last_final_hash")
+    follower.written = sink.written_above_final()  # first lines an earlier run wrote
     if not isinstance(number, int) or not isinstance(block_hash, str):
         return
+    follower.written = {n: h for n, h in follower.written.items() if n > number}
     tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"))
     follower.tip = tip
     follower.chain[tip.number] = tip
