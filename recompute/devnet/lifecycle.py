@@ -138,24 +138,26 @@ class LiveOptions:
 
     block_time: int = 2
     reorg_every: int | None = None
+    cycle: int = 60  # seconds between lies (the stream's "minute"; tests shorten it)
 
 
 def start_producer(state_dir: Path, rpc: str, live: LiveOptions) -> dict:
     """Start the living devnet's producer detached; wait for its first block (the live
     subject's enrolment); returns the manifest's ``live`` section."""
-    from recompute.devnet.live import PULSE_INTERVAL, STREAM
+    from recompute.devnet.live import STREAM
 
     ready = state_dir / "live.json"
     ready.unlink(missing_ok=True)
     command = [sys.executable, "-m", "recompute.devnet.live", "--rpc", rpc, "--state-dir",
-               str(state_dir), "--block-time", str(live.block_time)]
+               str(state_dir), "--block-time", str(live.block_time), "--cycle", str(live.cycle)]
     if live.reorg_every:
         command += ["--reorg-every", str(live.reorg_every)]
     pid = _start_helper(state_dir, "producer", command, ready, "the living devnet's producer")
     started = json.loads(ready.read_text())
     return {"producer_pid": pid, "block_time": live.block_time,
             "reorg_every": live.reorg_every, "first_block": started["first_block"],
-            "pulse_interval": PULSE_INTERVAL, "stream": STREAM,
+            "cycle": started["cycle"], "pulse_interval": started["pulse_interval"],
+            "stream": STREAM,
             "log": str((state_dir / "producer.log").resolve())}
 
 

@@ -46,8 +46,9 @@ from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, load_artifact
 
 LIVE_SUBJECT_ACCOUNT = 8
-PULSE_INTERVAL = 20  # the live subject's policy: SILENT 20 s after its last signal
-PULSE_EVERY = 12  # seconds between its pulses in the first half of a minute
+CYCLE = 60  # seconds: a lie in each (tests shorten it; the pulse timings scale with it)
+PULSE_INTERVAL = 20  # the live subject's policy: SILENT CYCLE / 3 s after its last signal
+PULSE_EVERY = 12  # seconds between its pulses in the first half of a cycle (CYCLE / 5)
 HONEST_STEPS = ("pulser-pulse", "meter-draw", "mandate-execution", "empty")
 GAS = 500_000
 
@@ -70,8 +71,11 @@ STREAM = {
 
 class Producer:
     def __init__(self, rpc: str, manifest: dict, block_time: int, reorg_every: int | None,
-                 log=None):
+                 log=None, cycle: int = CYCLE):
         self.rpc = rpc
+        self.cycle = cycle
+        self.pulse_interval = cycle // 3
+        self.pulse_every = cycle // 5
         self.block_time = block_time
         self.reorg_every = reorg_every
         self.log = log or sys.stdout
@@ -128,7 +132,7 @@ class Producer:
         """The live subject's enrolment (the first live block)."""
         head = self._head()
         ts = self._next_timestamp(int(head["timestamp"], 16))
-        policy = (b"\x00" * 32, "", 0x0F, 0, 0x0F, 0, 0, PULSE_INTERVAL, [0, 0, 0, 0])
+        policy = (b"\x00" * 32, "", 0x0F, 0, 0x0F, 0, 0, self.pulse_interval, [0, 0, 0, 0])
         baseline = [bytes([1 + i]) * 32 for i in range(4)]
         self._send(self.lying.functions.enroll(baseline, policy,
                                                "0x" + "00" * 20, 0), self.subject)
@@ -141,7 +145,7 @@ class Producer:
         head = self._head()
         ts = self._next_timestamp(int(head["timestamp"], 16), at)
         last_signal = int(self.lying.functions.headOf(self.subject).call()[9])  # lastSignalAt
-        if ts % 60 < 30 and ts - last_signal >= PULSE_EVERY:
+        if ts % self.cycle < self.cycle // 2 and ts - last_signal >= self.pulse_every:
             self._send(self.lying.functions.pulse(self.subject, 0), self.subject)
             what = "live-pulse"
         else:
@@ -160,7 +164,7 @@ class Producer:
         block = self._head()
         event = {"block": int(block["number"], 16), "hash": block["hash"], "ts": ts,
                  "step": what}
-        if ts - last_signal > PULSE_INTERVAL and what != "live-pulse":
+        if ts - last_signal > self.pulse_interval and what != "live-pulse":
             event["lie"] = "amm/live/signal: SILENT in storage, PRESENT by the lying view"
         self._emit(**event)
 
@@ -219,12 +223,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--state-dir", required=True, type=Path)
     parser.add_argument("--block-time", type=int, default=2)
     parser.add_argument("--reorg-every", type=int)
+    parser.add_argument("--cycle", type=int, default=CYCLE)
     args = parser.parse_args(argv)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     manifest = json.loads((args.state_dir / "manifest.json").read_text())
-    producer = Producer(args.rpc, manifest, args.block_time, args.reorg_every)
+    producer = Producer(args.rpc, manifest, args.block_time, args.reorg_every,
+                        cycle=args.cycle)
     while producer.first_block is None and not stop.is_set():
         try:
             producer.tick()
@@ -233,7 +239,9 @@ def main(argv: list[str] | None = None) -> None:
             stop.wait(0.5)
     out = args.state_dir / "live.json"
     temporary = out.with_name(out.name + ".tmp")
-    temporary.write_text(json.dumps({"pid": os.getpid(), "first_block": producer.first_block}))
+    temporary.write_text(json.dumps({"pid": os.getpid(), "first_block": producer.first_block,
+                                     "cycle": producer.cycle,
+                                     "pulse_interval": producer.pulse_interval}))
     os.replace(temporary, out)
     producer.run(stop)
 

@@ -125,11 +125,32 @@ def _missing(journal: dict, text: str, out: TextIO) -> str | None:
     offset, data = journal.get("offset"), text.encode()
     if not isinstance(offset, int) or offset < 0 or here["offset"] < offset:
         return None
-    present = os.pread(out.fileno(), len(data) + 1, offset)  # pread: stdout's position stays
-    if present[:len(data)] == data:
+    tail = _read_at(out, offset, max(len(data) + 1, MAX_LOOK))
+    if tail is None:
+        return None
+    if tail[:len(data)] == data:
         return ""
-    if len(present) < len(data) and data.startswith(present):
-        return data[len(present):].decode()
-    if data in os.pread(out.fileno(), 1 << 24, offset):
+    if len(tail) < len(data) and data.startswith(tail):
+        return data[len(tail):].decode()
+    if data in tail:
         return ""  # another writer (stderr into the same file) moved it: it is there
     return text
+
+
+MAX_LOOK = 1 << 24  # bytes of stdout read back after the last write's offset, at most
+
+
+def _read_at(out: TextIO, offset: int, size: int) -> bytes | None:
+    """Up to ``size`` bytes of the file stdout writes to, from ``offset``, read through a
+    descriptor of its own (stdout is often write-only, ``>>``; its position stays); None when
+    it cannot be read back."""
+    try:
+        handle = os.open(f"/proc/self/fd/{out.fileno()}", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.pread(handle, size, offset)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
