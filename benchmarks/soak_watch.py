@@ -28,7 +28,9 @@ At the end, against the node's canonical chain:
   hash is in a reorg event's ``orphaned``); no final line is retracted or off the canonical
   chain; every block from the first final one to the last final one has a final line for every
   check active there (a block missing one is allowed only inside a declared outage, and none
-  is expected: follow mode resumes right after the last verified block); no line (block, hash,
+  is expected: follow mode resumes right after the last verified block), and the last final
+  block is near the head (the rpc watch within its confirmations + 8 blocks, the beacon watch
+  within BEACON_BEHIND: a watch that stopped following fails); no line (block, hash,
   check, final) is written twice, across restarts included (lines with ``hash`` null, the node
   trouble lines a watch writes at each retry, are not keys); the outages show as node-trouble
   lines and in ``rpc_errors_total``; every stdout line is whole JSON; the beacon watch's
@@ -63,6 +65,10 @@ from recompute.watch.config import load_config  # noqa: E402
 
 CONFIG = ROOT / "examples" / "devnet-watch.toml"
 CONFIRMATIONS = 3  # the living devnet's reorgs are 1 to 3 deep
+# how far behind the head a watch's last final line may be at the end: the rpc watch's
+# confirmations plus a few blocks; the light client's finality (two epochs, 16 to 24 slots,
+# plus publication) plus a few
+BEACON_BEHIND = 40
 COMPARED = ("verdicts_total", "final_verdicts_total", "reorgs_total")  # metrics vs lines
 
 
@@ -181,6 +187,7 @@ def analyse(objects: list[dict], canonical: dict[int, str], since: dict[str, int
         "node_trouble_lines": len(trouble),
         "node_trouble_reasons": sorted({x["reason"] for x in trouble}),
         "first_final": min((x["block"] for x in finals), default=None),
+        "last_line": max((x["block"] for x in lines if x["hash"]), default=None),
         "last_final": max((x["block"] for x in finals), default=None),
         "examples": {"duplicate": [k for k, n in keyed.items() if n > 1][:3],
                      "off_chain": [(x["block"], x["check"]) for x in off_chain[:3]],
@@ -294,6 +301,7 @@ def run(args) -> dict:
     by_beacon = WatchProcess("beacon", ["--rpc", rpc, "--beacon", beacon["url"],
                                         "--trusted-root", beacon["trusted_root"],
                                         "--network", beacon["network_file"],
+                                        "--lc-store", str(work / "beacon-lc.json"),
                                         "--from", str(first), *common], work, metrics=True)
     rss: list[tuple[float, int]] = []
     try:
@@ -350,6 +358,11 @@ def figures(args, work: Path, chaos: Chaos, watches: tuple[WatchProcess, WatchPr
     after = [kib for t, kib in rss if t >= warm]  # none in a run shorter than the warm-up:
     rss_start, rss_end = (after[0], after[-1]) if len(after) > 1 else (None, None)  # unjudged
     failures = []
+    head = max(canonical)
+    for name, behind in (("rpc", CONFIRMATIONS + 8), ("beacon", BEACON_BEHIND)):
+        last = results[name]["last_final"]
+        if last is None or last < head - behind:
+            failures.append(f"{name}: stopped following: last final block {last}, head {head}")
     for name, result in results.items():
         for key in ("duplicates", "off_chain_unretracted", "final_retracted", "missing_final"):
             if result[key]:
@@ -379,6 +392,7 @@ def figures(args, work: Path, chaos: Chaos, watches: tuple[WatchProcess, WatchPr
         "final_retracted": sum(r["final_retracted"] for r in results.values()),
         "duplicates": sum(r["duplicates"] for r in results.values()),
         "missing_final": sum(r["missing_final"] for r in results.values()),
+        "head": head, "last_final": {name: r["last_final"] for name, r in results.items()},
         "node_trouble_lines": {name: r["node_trouble_lines"] for name, r in results.items()},
         "outages_s": [round(b - a, 1) for a, b in chaos.outages],
         "rss_kib": {"start": rss_start, "end": rss_end,

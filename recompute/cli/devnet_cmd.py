@@ -63,6 +63,9 @@ def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
     if not started:
         click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
                    "`recompute devnet down` stops it", err=True)
+        if live and not manifest.get("live"):
+            click.echo("it is not a living devnet: `recompute devnet down`, then `up --live`",
+                       err=True)
     if as_json:
         click.echo(json.dumps(manifest, indent=2, sort_keys=True))
     else:

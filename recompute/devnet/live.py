@@ -185,10 +185,10 @@ class Producer:
         self._emit(reorg=self.reorgs, fork_point=int(fork["number"], 16), depth=depth,
                    orphaned=orphaned)
         span = max(now - fork_ts, depth + 1)
-        for i in range(depth):
-            self._next_timestamp(fork_ts + i, fork_ts + (i + 1) * span // (depth + 1))
+        parent_ts = fork_ts
+        for i in range(depth):  # spread between the fork point's time and now, never ahead
+            parent_ts = self._next_timestamp(parent_ts, fork_ts + (i + 1) * span // (depth + 1))
             self._call("evm_mine")
-            fork_ts = int(self._head()["timestamp"], 16)
         self.step()
 
     def tick(self) -> None:

@@ -111,12 +111,12 @@ def test_devnet_down_leaves_no_process(live):
 
 
 def test_a_short_soak_holds_every_invariant(tmp_path):
-    """benchmarks/soak_watch.py for 20 s: SIGKILLs of the stored watch at random moments, a node
+    """benchmarks/soak_watch.py for 15 s: SIGKILLs of the stored watch at random moments, a node
     restart, a withholding beacon, reorgs; its invariants (docs/watch.md §Restarts) hold."""
     out = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "benchmarks" / "soak_watch.py"), "--minutes", "0.33",
-         "--block-time", "1", "--reorg-every", "5", "--kill-every", "4", "--node-every", "8",
-         "--node-pause", "1", "--withhold-every", "12", "--withhold-for", "4", "--seed", "7",
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "soak_watch.py"), "--minutes", "0.25",
+         "--block-time", "1", "--reorg-every", "5", "--kill-every", "3", "--node-every", "6",
+         "--node-pause", "1", "--withhold-every", "8", "--withhold-for", "3", "--seed", "7",
          "--work", str(tmp_path)], capture_output=True, text=True, timeout=240)
     figures = json.loads(out.stdout.splitlines()[-1])
     assert out.returncode == 0, figures["failures"]
