@@ -37,7 +37,11 @@ class SignedHeads:
     def refresh(self, source: ProofSource, tip: AnchoredBlock) -> None:
         optimistic, finalized = self.refresh_store()
         self.finalized = finalized
-        if self.optimistic is not None and optimistic.hash == self.optimistic.hash:
+        # the last walk serves only if it reached down to the tip: after a reorg the tip is
+        # lower than it was, and the blocks between it and the last walk's end are not known
+        covers_tip = bool(self.signed) and min(self.signed) <= tip.number
+        if (self.optimistic is not None and optimistic.hash == self.optimistic.hash
+                and covers_tip):
             return
         self.optimistic = optimistic
         signed = {optimistic.number: optimistic.hash}
@@ -46,7 +50,7 @@ class SignedHeads:
         for _ in range(MAX_WALK):
             if number < tip.number:
                 break
-            if self.signed.get(number) == parent:  # known from the last walk
+            if self.signed.get(number) == parent and covers_tip:  # known from the last walk
                 signed.update({n: h for n, h in self.signed.items() if n <= number})
                 break
             raw = source.block_by_hash(parent)
