@@ -320,7 +320,13 @@ def run(args) -> dict:
             chaos.tick(now)
             time.sleep(0.1)
         chaos.release()
-        # the end: no more blocks; let the watches catch up, then freeze and compare
+        # the end: the chain still moving, until the beacon watch has final lines (a short run
+        # ends before the light client's finality, two epochs behind, reaches its first block)
+        deadline = time.monotonic() + 40 * args.block_time
+        while time.monotonic() < deadline and not any(
+                o.get("final") for o in read_lines(by_beacon.out)[0]):
+            time.sleep(1.0)
+        # then no more blocks; let the watches catch up, then freeze and compare
         _signal_pid(state, "producer", signal.SIGTERM)
         time.sleep(3 * args.block_time)
         beacon_metrics, beacon_seen = stable_metrics(by_beacon)  # a pair read at one moment
