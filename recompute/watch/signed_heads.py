@@ -23,6 +23,7 @@ from recompute.core.header import Header
 from recompute.core.source import ProofSource
 
 MAX_WALK = 8192  # headers fetched per refresh; a tip further below the signed head waits
+KEEP = 1024  # signed blocks kept below the tip (the follower's window, follower.WINDOW)
 
 Refresh = Callable[[], tuple[PayloadHeader, PayloadHeader]]  # (optimistic, finalized)
 
@@ -69,7 +70,10 @@ class SignedHeads:
                 "invalid-consensus-proof",
                 f"the finalized block {finalized.number} is not an ancestor of the signed head "
                 f"{optimistic.number}")
-        self.signed = signed
+        # what a follower can still ask about: its window below the tip and the finalized
+        # block (the walks' merges would otherwise keep every block since the start)
+        low = min(tip.number, finalized.number) - KEEP
+        self.signed = {n: h for n, h in signed.items() if n >= low}
 
     def admits(self, source: ProofSource, tip: AnchoredBlock, header: Header) -> bool:
         """Is ``header`` (a child of ``tip`` the node serves) on the signed chain? Refreshes

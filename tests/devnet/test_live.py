@@ -118,6 +118,7 @@ def test_a_short_soak_holds_every_invariant(tmp_path):
          "--block-time", "1", "--reorg-every", "5", "--kill-every", "3", "--node-every", "6",
          "--node-pause", "1", "--withhold-every", "8", "--withhold-for", "3", "--seed", "7",
          "--work", str(tmp_path)], capture_output=True, text=True, timeout=240)
+    assert out.stdout.strip(), out.stderr[-3000:]
     figures = json.loads(out.stdout.splitlines()[-1])
     assert out.returncode == 0, figures["failures"]
     assert figures["watch_kills"] >= 3 and figures["node_restarts"] >= 1
