@@ -5,14 +5,24 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PYSTAMP   := $(VENV)/.installed
 NODESTAMP := node_modules/.installed
+# The checkout's pinned anvil and solc-js, named explicitly: recompute never looks for programs
+# in the working directory (docs/executables.md). A value already in the environment wins.
+export RECOMPUTE_ANVIL ?= $(CURDIR)/node_modules
+export RECOMPUTE_SOLC  ?= $(CURDIR)/node_modules
 
-.PHONY: setup demo test test-fast wheel-check lint bench clean layouts vectors
+.PHONY: setup demo test test-fast docs wheel-check lint bench clean layouts vectors
 
 setup: $(PYSTAMP) $(NODESTAMP)
 
 $(PYSTAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	@# `source .venv/bin/activate` names the checkout's pinned anvil and solc-js too (a value
+	@# already set wins): the README's tours run from an activated checkout.
+	grep -q RECOMPUTE_ANVIL $(VENV)/bin/activate || printf '%s\n' \
+	  '# recompute: this checkout'"'"'s pinned anvil and solc-js (docs/executables.md)' \
+	  ': "$${RECOMPUTE_ANVIL:=$(CURDIR)/node_modules}" "$${RECOMPUTE_SOLC:=$(CURDIR)/node_modules}"' \
+	  'export RECOMPUTE_ANVIL RECOMPUTE_SOLC' >> $(VENV)/bin/activate
 	touch $@
 
 $(NODESTAMP): package.json package-lock.json
@@ -25,11 +35,17 @@ demo: setup
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 	$(PY) -m pytest -q
 
-# The inner loop: everything that needs no anvil (a test that starts one unmarked fails here).
+# The documentation site (mkdocs.yml, docs/) into site/; `make test` builds it too.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
+# The inner loop: everything that needs no anvil (a test that starts one unmarked fails here)
+# and is not marked slow (the contracts' full rebuild; `make test` runs it).
 test-fast: setup
-	RECOMPUTE_ANVIL=/nonexistent/anvil $(PY) -m pytest -q -m 'not anvil'
+	RECOMPUTE_ANVIL=/nonexistent/anvil $(PY) -m pytest -q -m 'not anvil and not slow'
 
 # Build the wheel, install it in a fresh virtualenv outside the checkout, run from there.
 wheel-check: setup
@@ -39,7 +55,7 @@ bench: setup
 	$(PY) benchmarks/bench_proofs.py
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache build dist
+	rm -rf $(VENV) node_modules .pytest_cache build dist site
 
 # Regenerate the bundled layout descriptors from the committed artifacts (layouts/sources.json).
 layouts: setup

@@ -37,6 +37,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# the checkout's pinned anvil, named (recompute never looks in the working directory:
+# docs/executables.md); a value already in the environment wins
+os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
 from recompute.devnet.anvil import Anvil, free_port  # noqa: E402
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build  # noqa: E402

@@ -66,6 +66,9 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# the checkout's pinned anvil, named (recompute never looks in the working directory:
+# docs/executables.md); a value already in the environment wins
+os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
 from recompute.core.anchor import anchor_block  # noqa: E402
 from recompute.devnet.anvil import Anvil  # noqa: E402

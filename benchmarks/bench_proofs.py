@@ -54,6 +54,9 @@ from trie import HexaryTrie
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# the checkout's pinned anvil, named (recompute never looks in the working directory:
+# docs/executables.md); a value already in the environment wins
+os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
 from recompute.core.anchor import anchor_block  # noqa: E402
 from recompute.core.keccak import keccak256 as keccak  # noqa: E402

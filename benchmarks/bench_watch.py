@@ -43,6 +43,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_BLOCKS_PER_S = 30  # issue #12: 400 checks a block
 sys.path.insert(0, str(ROOT))
+# the checkout's pinned anvil, named (recompute never looks in the working directory:
+# docs/executables.md); a value already in the environment wins
+os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
 from recompute.core.anchor import ancestors, anchor_block  # noqa: E402
 from recompute.devnet import history_amm as amm  # noqa: E402

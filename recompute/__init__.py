@@ -9,7 +9,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.2.0"
+from recompute.version import __version__
+
+__all__ = ["__version__"]
 
 
 def __getattr__(name: str) -> Any:  # PEP 562: lazy public API

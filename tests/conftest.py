@@ -5,6 +5,11 @@ Every test that needs a chain is marked ``anvil`` here, without the test having 
 fixtures (any fixture that starts one) or because its module starts anvil itself (a devnet, a
 watch process). ``make test-fast`` runs the rest (``-m "not anvil"``) with ``RECOMPUTE_ANVIL``
 pointing at no file, so a test that starts anvil without being marked fails loudly there.
+
+recompute runs anvil and solc-js only from where it is told (docs/executables.md): the tests
+name the checkout's pinned ``node_modules`` through ``RECOMPUTE_ANVIL`` and ``RECOMPUTE_SOLC``
+(a value already set, as ``make test-fast`` sets one, wins); every process they start inherits
+them.
 """
 
 from __future__ import annotations
@@ -16,9 +21,13 @@ import pytest
 from hypothesis import settings
 
 from recompute.devnet.anvil import Anvil
-from tests import cli
+from tests import REPO_ROOT, cli
 
-ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example"}
+os.environ.setdefault("RECOMPUTE_ANVIL", str(REPO_ROOT / "node_modules"))
+os.environ.setdefault("RECOMPUTE_SOLC", str(REPO_ROOT / "node_modules"))
+
+ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example",
+                  "devnet_folder"}
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
 ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle", "test_moments",
                  "test_amm_devnet", "test_sai_charter_chain", "test_follow", "test_outage",
@@ -38,24 +47,26 @@ def run_cli():
     return cli.run_cli
 
 
-@pytest.fixture
-def anvil():
-    """A fresh anvil for one test."""
-    node = Anvil().start()
+def running_anvil(timestamp: int | None = None):
+    """Start an anvil (on anvil's own clock: a chain of now, or at the fixed genesis
+    ``timestamp``), yield it, stop it."""
+    node = Anvil(timestamp=timestamp).start()
     try:
         yield node
     finally:
         node.stop()
+
+
+@pytest.fixture
+def anvil():
+    """A fresh anvil for one test."""
+    yield from running_anvil()
 
 
 @pytest.fixture(scope="module")
 def module_anvil():
     """One anvil shared by the tests of a module (cheaper when state can be shared)."""
-    node = Anvil().start()
-    try:
-        yield node
-    finally:
-        node.stop()
+    yield from running_anvil()
 
 
 @pytest.fixture(scope="session")

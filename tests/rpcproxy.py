@@ -3,9 +3,11 @@ method, or lies in it (the one lying node of the tests: core and light-client te
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from recompute.devnet.anvil import rpc_call
@@ -49,6 +51,12 @@ class RpcProxy:
         self.close()
 
 
+def unchanged(method: str, params: list, reply: dict) -> dict:
+    """A relay that changes nothing: the same node on another port (a quorum's endpoints must
+    be distinct hosts and ports, so the same node under two names is refused)."""
+    return reply
+
+
 def refuse(method_name: str) -> Rewrite:
     """A node that does not serve ``method_name`` (method not found)."""
 
@@ -70,3 +78,33 @@ def rewrite_proofs(lie: Callable[[dict], object]) -> Rewrite:
         return reply
 
     return rewrite
+
+
+@contextlib.contextmanager
+def silent_endpoint() -> Iterator[str]:
+    """The URL of a listener on loopback that accepts connections and never says a byte (a
+    hung node or beacon)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        for connection in held:
+            connection.close()
+        server.close()

@@ -18,10 +18,11 @@ import sys
 
 import click
 
-from recompute import __version__
+from recompute.cli.flags import cli_message
 from recompute.core.boundedjson import reset_recursion_limit
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
 from recompute.core.verdict import EXIT_INTERNAL, EXIT_UNVERIFIABLE, EXIT_USAGE
+from recompute.version import __version__
 
 # name -> (module that adds it to `cli`, first paragraph of its help: what --help shortens)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {exc.format_message()}", err=True)
         code = EXIT_USAGE
     except UsageError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {cli_message(exc)}", err=True)
         code = EXIT_USAGE
     except Unverifiable as exc:
         click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}", err=True)

@@ -16,26 +16,30 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
+from itertools import groupby
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from recompute.cli import cli
+from recompute.cli.audit_files import ReportFiles, csv_option, html_option
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
+from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
 from recompute.watch.config import Check
-from recompute.watch.coordinator import (
-    CheckMeta,
-    SegmentedAudit,
-    in_process,
-    line_from_json,
-    summarise,
-)
-from recompute.watch.linking import plan_segments, without_lines
+from recompute.watch.coordinator import SegmentedAudit, in_process, line_from_json, summarise
+from recompute.watch.evaluate import Line
+from recompute.watch.linking import ties_from_top, without_lines
 from recompute.watch.segment import config_hash
 from recompute.watch.store import Store
+from recompute.watch.store_records import CheckMeta, planned_segments
+
+if TYPE_CHECKING:
+    from recompute.watch.cluster import ClusterTarget
 
 
 def _metas(checks: list[Check]) -> list[dict]:
@@ -51,9 +55,14 @@ def _config_text(path: str) -> str:
 
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sources,
                   first: int | None, last: int | None, pins: dict, confirmations: int,
-                  processes: int | None, cluster: str | None, store_path: str | None,
-                  resume: bool, segment_blocks: int, threads: int, sink, stop) -> int:
-    """A range audit in segments; the exit code (0/1/2, 130 interrupted)."""
+                  processes: int | None, cluster: ClusterTarget | None,
+                  store_path: str | None,
+                  resume: bool, segment_blocks: int, threads: int, sink, stop,
+                  files: ReportFiles | None = None,
+                  recipe_paths: tuple[str, ...] = ()) -> int:
+    """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
+    --html/--csv reports, made from the store once the audit is complete. ``recipe_paths``:
+    the recipe modules the user named (resolved), the only ones a worker imports."""
     text = _config_text(config_path)
     scratch = None
     if store_path is None:
@@ -81,7 +90,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
             executor, where = dask, dask.where
         try:
             audit = SegmentedAudit(store, sink, executor, where=where, threads=threads,
-                                   stop=stop)
+                                   stop=stop, recipe_paths=recipe_paths)
             summary, _ = audit.run(top, text, str(Path(config_path).resolve()), rpcs)
         finally:
             if dask is not None:
@@ -92,6 +101,9 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
             return 130
         for row in summary.table():
             sink.note(row)
+        if files is not None and files.wanted:
+            for note in stored_report(store, files)[2]:
+                sink.note(note)
         return summary.exit_code()
     finally:
         store.close()
@@ -131,6 +143,7 @@ def _resume_range(store: Store, text, config_path, first, last, pins, sources):
                                   ("--to", last, params["last"])):
         if given is not None and given != stored:
             raise UsageError(f"{where}: {option} {given} is not the audit's {stored}")
+    store.check_segments()  # before a node is asked
     pinned = params["pinned_hash"]
     given = pins.get("block_hash")
     if given is not None and "0x" + given.hex() != pinned:
@@ -181,11 +194,15 @@ def audit_group() -> None:
 @click.option("--store", "store_path", required=True, metavar="PATH",
               help="The evidence store of recompute watch --store.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of the table.")
-def report_command(store_path: str, as_json: bool) -> None:
-    """Print a stored audit's summary, without asking any node."""
+@html_option
+@csv_option
+def report_command(store_path: str, as_json: bool, html_path: str | None,
+                   csv_path: str | None) -> None:
+    """Print a stored audit's summary, without asking any node (and write --html, --csv)."""
+    files = ReportFiles(html_path, csv_path)
     store = Store.existing(store_path)
     try:
-        report, rows = _report(store)
+        report, rows, notes = stored_report(store, files)
     finally:
         store.close()
     if as_json:
@@ -193,44 +210,94 @@ def report_command(store_path: str, as_json: bool) -> None:
     else:
         for row in rows:
             click.echo(row)
+    for note in notes:
+        click.echo(note, err=True)
     sys.exit(report["exit_code"])
 
 
-def _report(store: Store) -> tuple[dict, list[str]]:
+def stored_report(store: Store, files: ReportFiles) -> tuple[dict, list[str], list[str]]:
+    """The summary of a stored audit (JSON and rows) and, when asked, its report files (the
+    notes saying where they are). The store is read in one snapshot."""
+    try:
+        with store.snapshot():
+            report, rows, summary = _report(store, files)
+            params = store.params()
+    except BaseException:
+        files.discard()
+        raise
+    if not files.wanted:
+        return report, rows, []
+    facts = AuditFacts(
+        title=(f"Audit of blocks {report['first']}..{report['last']}" if report["mode"] ==
+               "range" else "Followed blocks"),
+        config_hash=str(report["config_hash"]), anchor=_anchor_facts(params),
+        exit_code=report["exit_code"], first=report.get("first"), last=report.get("last"),
+        pinned_hash=report.get("pinned_hash"), complete=report.get("complete", True),
+        notes=rows[:len(rows) - len(summary.table())],  # the head of the text report
+        retractions=report.get("segments", {}).get("not_merged", []),
+        retraction_note=_NO_RETRACTION[report["mode"]])
+    return report, rows, files.finish(facts, summary)
+
+
+_NO_RETRACTION = {
+    "range": "Every segment of the range ties to the pinned block by parent links: every line "
+             "stands.",
+    "follow": "A followed store keeps final lines only (a reorg no deeper than the "
+              "confirmations is settled before a line is final).",
+}
+
+
+def _anchor_facts(params: dict) -> dict:
+    anchor = params.get("anchor")
+    if isinstance(anchor, dict):
+        return anchor
+    return {"method": "parent-link", "trusts": "each followed block is tied to the one "
+            "before it by parent links from the first block the watch anchored"}
+
+
+def _report(store: Store, files: ReportFiles | None = None
+            ) -> tuple[dict, list[str], Summary]:
+    """The summary of a stored audit, read one segment (or block) at a time: memory does not
+    grow with the range, and a range far larger than the store's rows is only counted. The
+    store's values are checked as they are read (recompute.watch.store_records)."""
     params = store.params()
     mode = params.get("mode")
-    try:
-        checks = [CheckMeta.from_json(c) for c in params.get("checks", [])]
-    except ValueError as exc:
-        raise UsageError(f"--store {store.path}: {exc}") from None
-    if mode not in ("range", "follow") or not checks:
-        raise UsageError(f"--store {store.path}: holds no audit")
+    if mode is None:
+        raise UsageError(f"store {store.path}: holds no audit")
+    checks = [CheckMeta.from_json(c) for c in params["checks"]]
+    each = files.add if files is not None else None
+    if files is not None:
+        files.start((c.name, c.healthy) for c in checks)
     out: dict = {"store": str(store.path), "mode": mode, "config_hash": params["config_hash"]}
     head: list[str] = []
     if mode == "range":
-        plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
-        results = {r.lo: without_lines(r) for r in store.segments()}
-        complete = len(results) == len(plan)
+        planned, evaluated = planned_segments(params), store.segment_count()
+        complete = evaluated == planned
         out.update({"first": params["first"], "last": params["last"],
                     "pinned_hash": params["pinned_hash"], "anchor": params["anchor"],
                     "complete": complete,
-                    "segments": {"planned": len(plan), "evaluated": len(results)}})
+                    "segments": {"planned": planned, "evaluated": evaluated}})
         head.append(f"audit: blocks {params['first']}..{params['last']}, pinned "
-                    f"{params['pinned_hash']} ({params['anchor'].get('method')}); "
-                    f"{len(results)} of {len(plan)} segment(s) evaluated")
+                    f"{params['pinned_hash']} ({params['anchor']['method']}); "
+                    f"{evaluated} of {planned} segment(s) evaluated")
         if complete:
-            summary, ties = summarise(params, checks, results, store.lines)
+            ties = list(ties_from_top(params["last"], params["pinned_hash"],
+                                      ((r.lo, r.hi, without_lines(r))
+                                       for r in store.segments(descending=True))))
+            ties.reverse()
+            summary = summarise(params, checks, ties, store.lines, each)
             loose = [{"from": t.lo, "to": t.hi, "reason": t.reason, "detail": t.detail}
                      for t in ties if not t.linked]
             out["segments"]["not_merged"] = loose
             head += [f"segment {x['from']}..{x['to']} not merged ({x['reason']}): "
                      f"{x['detail']}" for x in loose]
         else:
-            summary = _unlinked_summary(checks, store)
+            summary = _summary_of(checks, (line for result in store.segments()
+                                           for line in result.lines), each)
             head.append(f"incomplete: segments are not yet tied to the pin; finish with "
                         f"recompute watch --resume --store {store.path} …")
     else:
-        summary = _unlinked_summary(checks, store)
+        summary = _summary_of(checks, store.final_lines(), each)
         complete = True
         out["last_final_block"] = params.get("last_final_block")
         out["last_final_hash"] = params.get("last_final_hash")
@@ -241,22 +308,17 @@ def _report(store: Store) -> tuple[dict, list[str]]:
                             "first_bad": t.first_bad, "first_unhealthy": t.first_unhealthy}
                      for name, t in summary.tallies.items()}
     out["exit_code"] = summary.exit_code() if complete else EXIT_UNVERIFIABLE
-    return out, [*head, *summary.table()]
+    return out, [*head, *summary.table()], summary
 
 
-def _unlinked_summary(checks: list[CheckMeta], store: Store) -> Summary:
+def _summary_of(checks: list[CheckMeta], lines: Iterable[dict],
+                each: Callable[[list[Line]], None] | None = None) -> Summary:
+    """Stored lines (checked, in block order) summed block by block, as they come; ``each`` is
+    handed every block's lines (the report files)."""
     summary = Summary(checks)  # type: ignore[arg-type]
-    by_block: dict[int, list] = {}
-    for value in store.all_lines():
-        try:
-            line = line_from_json(value)
-        except (KeyError, ValueError, TypeError):
-            raise UsageError(f"--store {store.path}: a stored line is malformed") from None
-        by_block.setdefault(line.block, []).append(line)
-    for _, lines in sorted(by_block.items()):
-        try:
-            summary.add(lines)
-        except KeyError:
-            raise UsageError(f"--store {store.path}: a stored line names an unknown check"
-                             ) from None
+    for _, group in groupby(lines, key=lambda value: value["block"]):
+        block = [line_from_json(value) for value in group]
+        summary.add(block)
+        if each is not None:
+            each(block)
     return summary

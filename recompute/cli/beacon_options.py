@@ -2,22 +2,24 @@
 
 ``--beacon URL --trusted-root 0x… [--network mainnet|sepolia|holesky|devnet|FILE]
 [--lc-store PATH]`` on every command that anchors. The options are kept in the click context
-(``ctx.meta``), not passed as parameters, so a command's signature does not change: the
-shared anchoring (:func:`recompute.cli.options.anchored_block`) and ``watch`` read them with
-:func:`light_client_request`.
+(``ctx.meta``), not passed as parameters, so a command's signature does not change; the shared
+options hand them to the command inside its ``Chain`` (:class:`LightClientOptions`, read once
+by :func:`given_light_client_options`), and the anchoring reads them from there
+(:meth:`recompute.cli.options.Chain.light_client`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from recompute.core.boundedjson import load_file
+from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 
@@ -29,12 +31,26 @@ if TYPE_CHECKING:
 _META = "recompute.light_client"
 
 
+DEFAULT_TIMEOUT = 30.0  # seconds for one answer, node or beacon, unless --rpc-timeout says
+
+
 @dataclass(frozen=True)
 class LightClientRequest:
     beacon: str
     trusted_root: bytes
     network: Network
     store_path: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT  # --rpc-timeout: the beacon client's deadline too
+
+
+def parse_timeout(value: float | None, default: float = DEFAULT_TIMEOUT) -> float:
+    """``--rpc-timeout``: more than 0 and at most an hour; ``default`` when not given."""
+    if value is None:
+        return default
+    if not 0 < value <= 3600:
+        raise UsageError(f"--rpc-timeout {value:g} must be more than 0 and at most 3600 "
+                         "seconds")
+    return value
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value):
@@ -61,27 +77,54 @@ def beacon_options(command):
     return command
 
 
-def light_client_request() -> LightClientRequest | None:
-    """The light-client options of the running command, parsed; None without --beacon."""
+@dataclass(frozen=True)
+class LightClientOptions:
+    """--beacon, --trusted-root, --network, --lc-store as given (text; :meth:`request`
+    parses them)."""
+
+    beacon: str | None = None
+    trusted_root: str | None = None
+    network: str | None = None
+    store: str | None = None
+
+    def request(self, rpc_timeout: float | None = None) -> LightClientRequest | None:
+        """The options parsed (``rpc_timeout``: --rpc-timeout as given); None without
+        --beacon."""
+        others = [option for value, option in ((self.trusted_root, "--trusted-root"),
+                                               (self.network, "--network"),
+                                               (self.store, "--lc-store"))
+                  if value is not None]
+        if self.beacon is None:
+            if others:
+                raise UsageError(f"{others[0]} goes with --beacon URL (the light-client anchor)")
+            return None
+        from recompute.sources.beacon import check_beacon_url
+
+        check_beacon_url(self.beacon)
+        if self.trusted_root is None:
+            raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you "
+                             "trust)")
+        root = parse_hash(self.trusted_root, "--trusted-root")
+        return LightClientRequest(self.beacon, root, parse_network(self.network),
+                                  Path(self.store) if self.store else None,
+                                  parse_timeout(rpc_timeout))
+
+
+def given_light_client_options() -> LightClientOptions:
+    """What the running command was given (:func:`beacon_options` kept it in the click
+    context): read where the command's ``Chain`` is made."""
     ctx = click.get_current_context(silent=True)
     given = ctx.meta.get(_META, {}) if ctx is not None else {}
-    beacon = given.get("beacon")
-    others = [option for name, option in (("trusted_root", "--trusted-root"),
-                                          ("lc_network", "--network"), ("lc_store", "--lc-store"))
-              if given.get(name) is not None]
-    if beacon is None:
-        if others:
-            raise UsageError(f"{others[0]} goes with --beacon URL (the light-client anchor)")
-        return None
-    from recompute.sources.beacon import check_beacon_url
+    return LightClientOptions(given.get("beacon"), given.get("trusted_root"),
+                              given.get("lc_network"), given.get("lc_store"))
 
-    check_beacon_url(beacon)
-    if given.get("trusted_root") is None:
-        raise UsageError("--beacon needs --trusted-root 0x… (the beacon block root you trust)")
-    root = parse_hash(given["trusted_root"], "--trusted-root")
-    store = given.get("lc_store")
-    return LightClientRequest(beacon, root, parse_network(given.get("lc_network")),
-                              Path(store) if store else None)
+
+def light_client_request() -> LightClientRequest | None:
+    """The light-client options of a running command that has no ``Chain`` (``light-client
+    sync``), parsed; None without --beacon."""
+    ctx = click.get_current_context(silent=True)
+    return given_light_client_options().request(
+        ctx.params.get("rpc_timeout") if ctx is not None else None)
 
 
 def parse_network(text: str | None) -> Network:
@@ -119,14 +162,7 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
     path = request.store_path
     if path is None or not path.exists():
         return None
-    try:
-        if path.stat().st_size > MAX_STORE_BYTES:
-            raise UsageError(f"--lc-store {path} is larger than {MAX_STORE_BYTES} bytes")
-        document = json.loads(path.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"--lc-store {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--lc-store {path} is not JSON ({exc})") from None
+    document = load_file(path, f"--lc-store {path}", UsageError, max_bytes=MAX_STORE_BYTES)
     return store_from_json(document, request.network, request.trusted_root,
                            f"--lc-store {path}")
 
@@ -147,25 +183,34 @@ class LightClientSession:
     """One beacon client and the store synced through it; ``refresh()`` follows the chain
     (the next finality and optimistic updates), saving the store to --lc-store each time."""
 
-    def __init__(self, request: LightClientRequest, clock=time.time):
+    def __init__(self, request: LightClientRequest, clock: Clock = SYSTEM):
         from recompute.sources.beacon import BeaconClient
 
         self.request = request
         self.clock = clock
-        self.client = BeaconClient(request.beacon)
+        self.client = BeaconClient(request.beacon, timeout=request.timeout)
         self.store: LightClientStore | None = None
 
     def current_slot(self) -> int:
-        return self.request.network.slot_at_time(self.clock())
+        """phase0 fork-choice §get_current_slot: from the network's genesis time and the
+        clock (no update signed after it is accepted)."""
+        return self.request.network.slot_at_time(self.clock.now())
 
     def sync(self) -> LightClientStore:
+        from recompute.lightclient.anchor import check_checkpoint
         from recompute.sources.beacon import catch_up, sync_light_client
 
         if self.store is None:
+            resume = load_store(self.request)
+
+            def check_start(store: LightClientStore) -> None:
+                check_checkpoint(store, self.clock, "trusted root" if resume is None
+                                 else f"store at --lc-store {self.request.store_path}")
+
             self.store = sync_light_client(self.client, self.request.network,
                                            self.request.trusted_root,
                                            current_slot=self.current_slot(),
-                                           resume=load_store(self.request))
+                                           resume=resume, check_start=check_start)
         else:
             self.store = catch_up(self.client, self.store, current_slot=self.current_slot())
         save_store(self.request, self.store)
@@ -176,14 +221,15 @@ class LightClientSession:
 
 
 def light_client_anchor(source: ProofSource, request: LightClientRequest,
-                        block_text: str | None) -> AnchoredBlock:
-    """Sync, then anchor ``--block`` (finalized by default) by the light client."""
+                        block_text: str | None, clock: Clock = SYSTEM) -> AnchoredBlock:
+    """Sync, then anchor ``--block`` (finalized by default) by the light client, judged
+    current by ``clock`` (stale-anchor otherwise)."""
     from recompute.lightclient.anchor import by_light_client
 
     block = parse_lc_block(block_text)
-    session = LightClientSession(request)
+    session = LightClientSession(request, clock)
     try:
         store = session.sync()
     finally:
         session.close()
-    return by_light_client(source, store, request.trusted_root, block)
+    return by_light_client(source, store, request.trusted_root, block, clock)

@@ -11,12 +11,13 @@ UNVERIFIABLE. Stops the devnet at the end.
 from __future__ import annotations
 
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from recompute.core.anchor import anchor_block
+from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
+from recompute.core.header import Header
 from recompute.core.prover import prove_account
 from recompute.data import FIXTURE_CHAIN
 from recompute.devnet.lifecycle import down, up
@@ -137,10 +138,14 @@ def run_light_client_part(manifest: dict, echo: Callable[[str], None]) -> None:
     """A block pinned by the light client (the devnet's beacon side), then proven."""
     beacon = manifest["beacon"]
     root = bytes.fromhex(beacon["trusted_root"][2:])
+    # the devnet's history is recorded (its blocks are dated from its genesis timestamp, not
+    # today): it is judged as of its own head's time, as `--at` does on the command line
+    source = LiveSource(manifest["rpc"])
+    clock = Clock(at=int(source.block_by_number("latest")["timestamp"], 16))
     with BeaconClient(beacon["url"]) as client:
         store = sync_light_client(client, DEVNET, root,
-                                  current_slot=DEVNET.slot_at_time(time.time()))
-    block = by_light_client(LiveSource(manifest["rpc"]), store, root)
+                                  current_slot=DEVNET.slot_at_time(clock.now()))
+    block = by_light_client(source, store, root, clock=clock)
     contract = manifest["contracts"]["AgentMeditationRegistry"]
     account = prove_account(block, bytes.fromhex(contract[2:]), [0])
     signers, size = store.last_participation
@@ -149,14 +154,16 @@ def run_light_client_part(manifest: dict, echo: Callable[[str], None]) -> None:
          f"{store.finalized_header.slot}, {signers}/{size} of the sync committee signed): "
          f"AgentMeditationRegistry slot 0 = {account.storage[0]:#x}")
     echo(f"  = recompute proof --rpc {manifest['rpc']} --beacon {beacon['url']} --trusted-root "
-         f"{beacon['trusted_root']} --network devnet --address {contract} --slot 0")
+         f"{beacon['trusted_root']} --network devnet --at {int(clock.now())} --address {contract} "
+         "--slot 0")
     echo("  (the devnet's sync committee keys come from a public seed: this shows the "
          "light-client anchor end to end, not a real chain's consensus)")
 
 
 def run_geth_part(echo: Callable[[str], None]) -> None:
     with FixtureNode(FIXTURE_CHAIN) as node:
-        head = anchor_block([LiveSource(node.url)], block="latest")
+        # recorded data: the fixture chain's head is pinned by its hash (judged as asked)
+        head = Header.from_rpc(LiveSource(node.url).block_by_number("latest"))
         pinned = anchor_block([LiveSource(node.url)], block_hash=head.hash)
         account = prove_account(pinned, GETH_CONTRACT, [0])
         echo(f"VERIFIED-GOOD  real go-ethereum state (execution-apis fixtures, replayed "

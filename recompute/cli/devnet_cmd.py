@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
 from recompute.cli import cli
-from recompute.devnet.lifecycle import DEFAULT_STATE_DIR, DevnetError, LiveOptions, down, up
+from recompute.devnet.lifecycle import (
+    DEFAULT_PORT,
+    DEFAULT_STATE_DIR,
+    DevnetError,
+    LiveOptions,
+    down,
+    up,
+)
 
 
 @cli.group("devnet")
@@ -18,7 +26,21 @@ def devnet_group():
 
 
 def _summary(manifest: dict) -> list[str]:
-    lines = [f"rpc {manifest['rpc']} (chain {manifest['chain_id']})", "contracts:"]
+    lines = [f"rpc {manifest['rpc']} (chain {manifest['chain_id']})"]
+    beacon = manifest.get("beacon")
+    if beacon:
+        lines += [f"beacon {beacon['url']} (network {beacon['network']}, --beacon)",
+                  f"trusted root {beacon['trusted_root']} (--trusted-root; the devnet's own "
+                  "keys from a public seed: a devnet pin proves nothing about a real chain)"]
+    as_of = manifest.get("as_of")
+    if as_of:
+        iso = datetime.fromtimestamp(as_of["at"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        also = (", and --beacon also --accept-old-checkpoint (the trusted root is the genesis)"
+                if beacon else "")
+        lines.append(f"as of --at {as_of['at']} ({iso}, block {as_of['block']}, the head): the "
+                     "devnet's history is dated and does not move, so tags (-b latest) and "
+                     f"follow mode need --at{also}")
+    lines.append("contracts:")
     lines += [f"  {name:<28} {address}" for name, address in sorted(manifest["contracts"].items())]
     lines.append(f"named moments: {len(manifest['moments'])}")
     for label, moment in manifest["moments"].items():
@@ -34,11 +56,46 @@ def _summary(manifest: dict) -> list[str]:
                      f"log {live['log']})")
         lines.append(f"  lie: {live['stream']['lie']}")
         lines.append(f"  beacon network: --network {manifest['beacon']['network_file']}")
+        lines.append("  the chain is current: tags (-b latest) and follow mode need no --at; "
+                     "--beacon needs --network (above) and --accept-old-checkpoint (the trusted "
+                     "root is the genesis, dated 2025)")
+    return lines
+
+
+NEXT_MOMENT = "amm.overdue"  # a moment whose verdict is BAD: the first thing worth seeing
+
+
+def _next_commands(manifest: dict) -> list[str]:
+    """Commands to try next, filled in with this devnet's URLs, addresses and moments."""
+    rpc = manifest["rpc"]
+    registry = manifest["contracts"].get("AgentMeditationRegistry")
+    lines = ["try next:"]
+    at = f" --at {manifest['as_of']['at']}" if "as_of" in manifest else ""
+    if registry:
+        lines.append(f"  recompute read -r {rpc} -b latest{at} --layout amm-registry "
+                     f"--address {registry} --all")
+    moment = manifest["moments"].get(NEXT_MOMENT)
+    about = (moment or {}).get("about")
+    if about:
+        params = " ".join(f"--param {k}={v}" for k, v in about["params"].items())
+        lines.append(f"  recompute step {about['recipe']} -r {rpc} --block-hash {moment['hash']} "
+                     f"--address {manifest['contracts'][about['contract']]} {params}")
+    beacon = manifest.get("beacon")
+    if beacon and registry:
+        network = beacon.get("network_file", "devnet")  # a living devnet's has its clock
+        lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
+                     f"{beacon['trusted_root']} --network {network}{at} --accept-old-checkpoint "
+                     f"--address {registry} --slot 0")
+    last = max((m["number"] for m in manifest["moments"].values()), default=1)
+    lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
+                 f"--to {last}")
+    lines.append("  recompute devnet down")
     return lines
 
 
 @devnet_group.command("up")
-@click.option("--port", type=click.IntRange(1, 65535), help="Port on 127.0.0.1 (default: free).")
+@click.option("--port", type=click.IntRange(1, 65535),
+              help=f"Port on 127.0.0.1 (default: {DEFAULT_PORT} when free, else a free one).")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=DEFAULT_STATE_DIR, show_default=True, help="Where the devnet keeps state.")
 @click.option("--fresh", is_flag=True, help="Discard a stopped devnet's state and rebuild.")
@@ -56,7 +113,8 @@ def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
         raise click.UsageError("--block-time and --reorg-every go with --live")
     try:
         manifest, started = up(state_dir, port, fresh,
-                               LiveOptions(block_time, reorg_every) if live else None)
+                               LiveOptions(block_time, reorg_every) if live else None,
+                               preferred_port=DEFAULT_PORT)
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -66,12 +124,19 @@ def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
         if live and not manifest.get("live"):
             click.echo("it is not a living devnet: `recompute devnet down`, then `up --live`",
                        err=True)
+    elif port is None and manifest.get("port") != DEFAULT_PORT:
+        click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
+                   f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "
+                   "URL in the commands", err=True)
     if as_json:
         click.echo(json.dumps(manifest, indent=2, sort_keys=True))
     else:
         for line in _summary(manifest):
             click.echo(line)
-        click.echo(f"manifest: {Path(state_dir) / 'manifest.json'}")
+        click.echo(f"manifest: {Path(state_dir) / 'manifest.json'} (every address, subject, key "
+                   "and moment as JSON)")
+        for line in _next_commands(manifest):
+            click.echo(line)
 
 
 @devnet_group.command("down")

@@ -1,7 +1,8 @@
 """``recompute layout import|show|slot`` (docs/design.md §Module map).
 
-- ``import INPUT [--contract SOURCE:NAME] [--compiler V] -o OUT.json``: a descriptor from
-  solc output (bare storageLayout, build artifact, or standard-JSON output);
+- ``import INPUT [--contract SOURCE:NAME] [--compiler V] [--solc PATH] -o OUT.json``: a
+  descriptor from solc output (bare storageLayout, build artifact, or standard-JSON output),
+  or compiled from verified source;
 - ``show LAYOUT``: every state variable with slot, byte offset, size and type;
 - ``slot LAYOUT PATH``: where a path lives and each step of the derivation.
 
@@ -37,13 +38,17 @@ def layout_group() -> None:
               help="Compiler version to record when the input does not state it.")
 @click.option("-o", "--out", "out", required=True, metavar="OUT.json",
               help="Where to write the descriptor ('-' for stdout).")
-def import_cmd(input_path: str, contract: str | None, compiler: str | None, out: str) -> None:
+@click.option("--solc", "solc", metavar="PATH",
+              help="Verified source: the solc-js package (or node_modules folder holding it) to "
+                   "compile with, instead of $RECOMPUTE_SOLC or recompute's checked cache.")
+def import_cmd(input_path: str, contract: str | None, compiler: str | None, out: str,
+               solc: str | None) -> None:
     """Turn solc's storageLayout output into a recompute layout descriptor, or compile verified
     source into one: a Sourcify folder (metadata.json + sources/) or a saved Etherscan
     getsourcecode answer, with exactly the compiler and settings they name."""
     kind = verified_source.detect(Path(input_path))
     if kind is not None:
-        layout = _import_verified(Path(input_path), kind, contract, compiler)
+        layout = _import_verified(Path(input_path), kind, contract, compiler, solc)
     else:
         layout = import_layout(Path(input_path), contract=contract, compiler=compiler)
     text = layout.dumps()
@@ -51,13 +56,15 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
         sys.stdout.write(text)
         return
     try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text, encoding="ascii")
     except OSError as exc:
         raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None
     click.echo(f"wrote {out}: {layout.contract}, {len(layout.variables)} state variables", err=True)
 
 
-def _import_verified(path: Path, kind: str, contract: str | None, compiler: str | None):
+def _import_verified(path: Path, kind: str, contract: str | None, compiler: str | None,
+                     solc: str | None):
     if kind == "sourcify":
         source = verified_source.load_sourcify(path)
         if contract is not None and contract not in (":".join(source.target),
@@ -69,13 +76,12 @@ def _import_verified(path: Path, kind: str, contract: str | None, compiler: str 
     if compiler is not None and compiler.removeprefix("v") not in (source.version,
                                                                    source.compiler):
         raise UsageError(f"{path}: the source names compiler {source.compiler}, not {compiler}")
-    storage_layout, ran = verified_source.compile_storage_layout(source)
+    storage_layout, ran = verified_source.compile_storage_layout(source, solc)
     target = ":".join(source.target)
     provenance = {"kind": kind, "compiler": ran, "settings_sha256": source.settings_sha256(),
                   "target": target}
-    return import_layout({"storage": storage_layout.get("storage"),
-                          "types": storage_layout.get("types") or {}},
-                         contract=target, compiler=ran, origin=str(path), provenance=provenance)
+    return import_layout(storage_layout, contract=target, compiler=ran, origin=str(path),
+                         provenance=provenance)
 
 
 @layout_group.command("show")

@@ -13,6 +13,7 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.beacon_options import LightClientSession, beacon_options, light_client_request
+from recompute.cli.clock_options import clock_options, current_clock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_GOOD, EXIT_UNVERIFIABLE
 from recompute.lightclient import ExecutionHeader
@@ -39,14 +40,24 @@ def _header_json(header: ExecutionHeader) -> dict:
 
 @lightclient_group.command("sync")
 @beacon_options
+@clock_options
+@click.option("--rpc-timeout", type=float, metavar="SECONDS",
+              help="How long to wait for one answer of the beacon node (default 30).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def sync_command(as_json):
-    """Sync from --trusted-root and print the authenticated execution headers."""
+def sync_command(rpc_timeout, as_json):
+    """Sync from --trusted-root and print the authenticated execution headers.
+
+    SYNCED (exit 0) only when the finalized header is within --max-anchor-age of the clock
+    and the optimistic one within --max-head-age; otherwise NOT SYNCED (stale-anchor, exit 2)
+    naming the lag, with the headers the beacon node brought the store to."""
+    from recompute.lightclient.anchor import check_current
+
     request = light_client_request()
     if request is None:
         raise UsageError("give --beacon URL --trusted-root 0x… (the beacon node and your "
                          "checkpoint)")
-    session = LightClientSession(request)
+    clock = current_clock()
+    session = LightClientSession(request, clock)
     try:
         store = session.sync()
         finalized, optimistic = store.finalized_execution(), store.optimistic_execution()
@@ -59,25 +70,39 @@ def sync_command(as_json):
         sys.exit(EXIT_UNVERIFIABLE)
     finally:
         session.close()
+    stale = None
+    try:
+        check_current(store, finalized, clock)
+        check_current(store, optimistic, clock)
+    except Unverifiable as exc:
+        stale = exc
     signers, size = store.last_participation or (None, None)
     summary = {
-        "synced": True,
+        "synced": stale is None,
         "network": store.network.name,
         "trusted_root": "0x" + request.trusted_root.hex(),
         "sync_committee_period": store.sync_period,
         "participation": None if signers is None else f"{signers}/{size}",
-        "finalized": _header_json(finalized),
-        "optimistic": _header_json(optimistic),
+        "clock": clock.kind,
+        "as_of": int(clock.now()),
+        "finalized": {**_header_json(finalized), "age_s": clock.age(finalized.timestamp)},
+        "optimistic": {**_header_json(optimistic), "age_s": clock.age(optimistic.timestamp)},
     }
+    if stale is not None:
+        summary.update(reason=stale.reason, detail=stale.detail)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
-        click.echo(f"SYNCED {store.network.name} from trusted root {summary['trusted_root']}: "
-                   f"sync-committee period {store.sync_period}, participation "
-                   f"{summary['participation']}")
+        if stale is not None:
+            click.echo(f"NOT SYNCED ({stale.reason}): {stale.detail}")
+        else:
+            click.echo(f"SYNCED {store.network.name} from trusted root "
+                       f"{summary['trusted_root']}: sync-committee period {store.sync_period}, "
+                       f"participation {summary['participation']}")
         for name, header in (("finalized", finalized), ("optimistic", optimistic)):
             click.echo(f"{name:<10} block {header.block_number} 0x{header.block_hash.hex()} "
                        f"(beacon slot {header.beacon_slot} 0x{header.beacon_root.hex()})")
             click.echo(f"{'':<10} state root 0x{header.state_root.hex()}, timestamp "
-                       f"{header.timestamp}")
-    sys.exit(EXIT_GOOD)
+                       f"{header.timestamp} ({clock.age(header.timestamp)} s old by the "
+                       f"{clock.kind} clock)")
+    sys.exit(EXIT_GOOD if stale is None else EXIT_UNVERIFIABLE)

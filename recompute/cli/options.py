@@ -14,14 +14,22 @@ from dataclasses import dataclass, replace
 
 import click
 
-from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
-from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.cli.beacon_options import (
+    DEFAULT_TIMEOUT,
+    LightClientOptions,
+    LightClientRequest,
+    beacon_options,
+    given_light_client_options,
+    light_client_anchor,
+    parse_timeout,
+)
+from recompute.cli.clock_options import clock_options, current_clock
+from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
 from recompute.sources.live import LiveSource
 
 ENV_RPC = "ETH_RPC_URL"
-DEFAULT_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,7 @@ class Chain:
     quorum: int | None = None
     checkpoint: str | None = None
     rpc_timeout: float | None = None
+    light_client_options: LightClientOptions = LightClientOptions()  # --beacon and its kin
 
     def with_(self, **changes) -> Chain:
         return replace(self, **changes)
@@ -49,16 +58,18 @@ class Chain:
                          "e.g. http://127.0.0.1:8545)")
 
     def timeout(self, default: float = DEFAULT_TIMEOUT) -> float:
-        if self.rpc_timeout is None:
-            return default
-        if not 0 < self.rpc_timeout <= 3600:
-            raise UsageError(f"--rpc-timeout {self.rpc_timeout:g} must be more than 0 and at "
-                             "most 3600 seconds")
-        return self.rpc_timeout
+        return parse_timeout(self.rpc_timeout, default)
 
     def sources(self, default_timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
         timeout = self.timeout(default_timeout)
-        return [LiveSource(url, timeout=timeout) for url in self.urls()]
+        sources = [LiveSource(url, timeout=timeout) for url in self.urls()]
+        if len(sources) > 1:  # several endpoints count as several only on distinct hosts
+            distinct_endpoints(sources)
+        return sources
+
+    def light_client(self) -> LightClientRequest | None:
+        """The light-client anchor's options, parsed; None without --beacon."""
+        return self.light_client_options.request(self.rpc_timeout)
 
     def anchor(self) -> AnchoredBlock:
         """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""
@@ -90,7 +101,8 @@ def _bundle(command, decorators, names: tuple[str, ...]):
     callback = command
 
     def wrapped(*args, **kwargs):
-        kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names})
+        kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names},
+                                light_client_options=given_light_client_options())
         return callback(*args, **kwargs)
 
     functools.update_wrapper(wrapped, callback)
@@ -105,8 +117,8 @@ def _bundle(command, decorators, names: tuple[str, ...]):
 def chain_options(command):
     """-r/--rpc-url (repeatable), --rpc-timeout, -b/--block, --block-hash, --quorum,
     --checkpoint, --json, and the light-client anchor's --beacon, --trusted-root, --network,
-    --lc-store. The command receives ``chain`` (a :class:`Chain`) and ``as_json``; the
-    light-client options stay in the click context (:func:`light_client_request`)."""
+    --lc-store. The command receives ``chain`` (a :class:`Chain`, the light-client options
+    included: :meth:`Chain.light_client`) and ``as_json``."""
     decorators = [
         *_rpc_options(" (repeat for a quorum)"),
         click.option("-b", "--block", metavar="N|TAG",
@@ -116,14 +128,15 @@ def chain_options(command):
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
-    return beacon_options(_bundle(command, decorators, names))
+    return clock_options(beacon_options(_bundle(command, decorators, names)))
 
 
 def connection_options(command):
     """-r/--rpc-url (repeatable), --rpc-timeout, --block-hash, --quorum, --checkpoint: for
     commands that name their blocks their own way (``watch --from/--to``)."""
     names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint")
-    return _bundle(command, [*_rpc_options(" (repeat for a quorum)"), *_anchor_options()], names)
+    return clock_options(_bundle(command, [*_rpc_options(" (repeat for a quorum)"),
+                                           *_anchor_options()], names), follow=True)
 
 
 def single_rpc_options(command):
@@ -137,7 +150,8 @@ def single_rpc_options(command):
                      help="The block, resolved to its hash by the node (or give --block-hash)."),
         click.option("--block-hash", metavar="H", help="Pin the block by your own hash."),
     ]
-    return _bundle(command, decorators, ("rpcs", "rpc_timeout", "block", "block_hash"))
+    return clock_options(_bundle(command, decorators,
+                                 ("rpcs", "rpc_timeout", "block", "block_hash")))
 
 
 def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> list[LiveSource]:
@@ -146,13 +160,14 @@ def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> lis
 
 def anchored_block(chain: Chain) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
-    light_client = light_client_request()
+    light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash or chain.checkpoint or chain.quorum is not None \
                 or len(chain.urls()) > 1:
             raise UsageError("--beacon is an anchor of its own: give one --rpc (for the "
                              "proofs) and no --block-hash, --checkpoint or --quorum")
-        return light_client_anchor(chain.sources()[0], light_client, chain.block)
+        return light_client_anchor(chain.sources()[0], light_client, chain.block,
+                                   current_clock())
     number = parse_block(chain.block)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
@@ -160,7 +175,7 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
         raise UsageError("--quorum must be at least 1")
     sources = chain.sources()
     return anchor_block(sources, block=number, block_hash=pinned, quorum=chain.quorum,
-                        checkpoint=check)
+                        checkpoint=check, clock=current_clock())
 
 
 def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:

@@ -32,7 +32,7 @@ def _parse_expect(text: str) -> tuple[int, int]:
               help="Expected value of a slot; the verdict is BAD when the proven value differs.")
 def proof_command(chain, as_json, address, slots, expects):
     """Prove an account and storage slots against a pinned header (EIP-1186)."""
-    account_address = parse_address(address)
+    account_address = parse_address(address, "--address")
     wanted = [parse_uint256(s, "--slot") for s in slots]
     expected = dict(_parse_expect(e) for e in expects)
     wanted += [s for s in expected if s not in wanted]

@@ -36,7 +36,7 @@ DEFAULT_MAX_ELEMENTS = 32
 @click.argument("paths", nargs=-1)
 def read_command(chain, as_json, layout_name, address, read_every, max_elements, paths):
     """Prove and decode storage variables by path, e.g. 'checkpoints[0xab..][2]'."""
-    contract = parse_address(address)
+    contract = parse_address(address, "--address")
     layout = load_layout(layout_name)
     if max_elements is not None and max_elements < 0:
         raise UsageError("--max-elements must be 0 or more")
@@ -45,7 +45,7 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
         if max_elements is None:
             max_elements = DEFAULT_MAX_ELEMENTS
         paths, mappings = _every_variable(layout, paths)
-    if not paths:
+    if not paths and not mappings:
         raise UsageError("give a PATH to read (e.g. 'owner', 'heads[0xab..].status') or --all")
     # every path parsed and resolved before any RPC
     plan = ReadPlan(layout, paths, max_elements=max_elements)
@@ -67,7 +67,9 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
     lines = anchor_lines(anchored)
     lines.append(f"contract {checksum(contract)} (layout {layout.name}), "
                  f"{stats.slots} slot(s) proven in {stats.requests} eth_getProof call(s)")
-    lines += table(_value_rows(layout, results), ("path", "type", "value"), indent="  ")
+    rows = _value_rows(layout, results)
+    if rows:  # (none when every variable is a mapping: --all lists them below)
+        lines += table(rows, ("path", "type", "value"), indent="  ")
     lines += _notes(results, max_elements, mappings)
     if not read_every:
         lines.append("slots:")

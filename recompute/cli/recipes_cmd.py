@@ -8,7 +8,6 @@ import sys
 import click
 
 from recompute.cli import cli
-from recompute.cli.beacon_options import light_client_request
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.format import checksum, plain
 from recompute.cli.options import chain_options, unique_pairs
@@ -98,7 +97,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
         chain, address = _positional(recipe, positional, chain, address, given)
     if address is None:
         raise UsageError("give --address A (or the short form RECIPE RPC ADDRESS ...)")
-    contract = parse_address(address)
+    contract = parse_address(address, "--address")
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
     expect = recipe.parse_expect(unique_pairs(expects, "--expect"))  # before any node is asked
@@ -110,7 +109,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     except Unverifiable as exc:
         sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
     lines = anchor_lines(anchored)
-    lines.append(f"{recipe.name} on {checksum(contract)} (layout {layout.name}): "
+    lines.append(f"{recipe.name} on {checksum(contract)} ({_read_through(outcome, layout)}): "
                  f"{len(outcome.evidence['reads'])} slot(s) in "
                  f"{outcome.evidence['proof_requests']} eth_getProof call(s), "
                  f"{outcome.evidence['receipts_proven']} block(s) of receipts")
@@ -136,6 +135,15 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     sys.exit(emit(outcome, as_json, lines))
 
 
+def _read_through(outcome, layout) -> str:
+    """What the reads went through: the layout, or raw slots when the recipe read no path of
+    it (``8312/cap-conservation`` with ``cap:N`` or ``struct:S:A:C`` keys)."""
+    reads = outcome.evidence["reads"]
+    if reads and all(str(read.get("path", "")).startswith("slot:") for read in reads):
+        return "raw slots, no layout"
+    return f"layout {layout.name}"
+
+
 def _positional(recipe, args, chain, address, given):
     args = list(args)
     if not chain.rpcs and args and args[0].startswith(("http://", "https://")):
@@ -150,7 +158,7 @@ def _positional(recipe, args, chain, address, given):
         if name in given:
             raise UsageError(f"{name} is given both as an argument and as --param {name}=")
         given[name] = value
-    if chain.block is None and chain.block_hash is None and light_client_request() is None:
+    if chain.block is None and chain.block_hash is None and chain.light_client() is None:
         chain = chain.with_(block="latest")  # (with --beacon the light client's finalized)
     return chain, address
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.cli.beacon_options import beacon_options, light_client_anchor, light_client_request
+from recompute.cli.beacon_options import beacon_options, light_client_anchor
+from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.options import single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
@@ -55,14 +56,15 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
     client's block (finalized unless -b says latest or N) is pinned.
     """
     (source,) = _one_source(chain)
-    parse_address(address)
+    parse_address(address, "--address")
     params, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
-    light_client = light_client_request()
+    light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash is not None:
             raise UsageError("--beacon pins the block itself; give it or --block-hash, not both")
         try:
-            pinned = light_client_anchor(source, light_client, chain.block).hash
+            pinned = light_client_anchor(source, light_client, chain.block,
+                                         current_clock()).hash
         except Unverifiable as exc:
             click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
             sys.exit(EXIT_UNVERIFIABLE)
@@ -107,7 +109,11 @@ def verify_command(paths, do_tamper):
             click.echo(f"PASS {result.name}{unlisted}")
         else:
             failed += 1
-            click.echo(f"FAIL {result.name}{unlisted}: {result.detail}")
+            named = result.name  # a peer suite's entry; a file's: the file to open and fix
+            if result.file is not None:
+                named = result.file if Path(result.file).stem == result.name else (
+                    f"{result.file} ({result.name})")
+            click.echo(f"FAIL {named}{unlisted}: {result.detail}")
     if do_tamper:
         undetected = tamper_all(_loadable(_vector_files(paths)))
         undetected += _peer_methods(paths)
@@ -170,8 +176,8 @@ def _loadable(files: list[Path]) -> list[dict]:
 @vectors_group.command("add")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--suite", "suite_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="The suite.json to pin them in (default: the nearest one above the first "
-                   "file).")
+              help="The suite.json to pin them in, created if it does not exist (default: the "
+                   "nearest one above the first file).")
 def add_command(files, suite_path):
     """Pin vector files into a suite.json (each must verify first)."""
     suite, pinned = add_to_suite(list(files), suite_path)

@@ -14,29 +14,35 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import click
 
 from recompute.cli import cli
+from recompute.cli.audit_files import ReportFiles, ReportingSink, csv_option, html_option
 from recompute.cli.beacon_options import (
     LightClientSession,
     beacon_options,
-    light_client_request,
     parse_lc_block,
 )
+from recompute.cli.clock_options import current_clock
 from recompute.cli.options import connection_options
+from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
-from recompute.lightclient.anchor import by_light_client, payload_header
+from recompute.lightclient.anchor import by_light_client, check_current, payload_header
+from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
+from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
 from recompute.watch.config import load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
+from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
@@ -88,43 +94,67 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--processes", type=int, metavar="P",
               help="Range mode: segments on a local Dask cluster of P worker processes.")
 @click.option("--cluster", metavar="URL",
-              help="Range mode: segments on a running Dask scheduler (tcp://HOST:8786).")
+              help="Range mode: segments on a running Dask scheduler: tls://HOST:PORT, or "
+                   "tcp://127.0.0.1:PORT on this machine (docs/watch.md).")
+@click.option("--cluster-ca", metavar="FILE",
+              help="--cluster tls://: the CA certificate the scheduler's must chain to.")
+@click.option("--cluster-cert", metavar="FILE",
+              help="--cluster tls://: this client's certificate (PEM).")
+@click.option("--cluster-key", metavar="FILE",
+              help="--cluster tls://: this client's private key (PEM).")
+@click.option("--insecure-cluster", is_flag=True,
+              help="Allow --cluster tcp:// to another machine: unauthenticated pickle, for a "
+                   "network you trust.")
 @click.option("--store", "store_path", metavar="PATH",
               help="SQLite evidence store: every line, every segment's links, the parameters.")
 @click.option("--resume", is_flag=True, help="Finish the audit of --store PATH after a crash.")
 @click.option("--segment-blocks", type=int, default=64, show_default=True, metavar="B",
               help="Range mode with --processes/--cluster/--store: blocks per segment.")
+@RECIPES_OPTION
+@html_option
+@csv_option
 @beacon_options
 def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
                   webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
-                  workers, processes, cluster, store_path, resume, segment_blocks):
+                  workers, processes, cluster, cluster_ca, cluster_cert, cluster_key,
+                  insecure_cluster, store_path, resume, segment_blocks, recipe_paths, html_path,
+                  csv_path):
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
-    checks = load_config(config_path)
+    target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
+    checks = load_config(config_path, list(recipe_paths))
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
     _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
                    workers, chain.quorum)
     quorum = chain.quorum
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
+    if (html_path or csv_path) and ((last is None and not resume) or stored_follow):
+        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
+                         "store's report: recompute audit report --store PATH --html FILE")
+    files = ReportFiles(html_path, csv_path)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
-    light_client = light_client_request()
+    light_client = chain.light_client()
     if light_client is not None:
         _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
-    session = LightClientSession(light_client) if light_client is not None else None
+    clock = current_clock()
+    session = LightClientSession(light_client, clock) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
 
-    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format)
+    segmented = processes is not None or cluster is not None or store_path is not None
+    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
+                                  files if files.wanted and not segmented else None)
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks)
-    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check)
-    heads = _signed_heads(session)
+    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
+                     clock)
+    heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
     store = recording = None
@@ -137,26 +167,28 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
                                 stop=stop, heads=heads,
                                 confirm=_confirm(sources, needed) if needed > 1 else None,
-                                start_timeout=start_timeout)
+                                start_timeout=start_timeout, clock=clock)
             if store is not None:
-                _continue_after_final(follower, store, sources, sink)
+                _continue_after_final(follower, store, sources, sink, clock)
             follower.run()
             code = EXIT_GOOD
-        elif processes is not None or cluster is not None or store_path is not None:
+        elif segmented:
             from recompute.cli.audit_cmd import run_segmented
 
             code = run_segmented(
                 checks=checks, config_path=config_path, rpcs=list(chain.urls()), sources=sources,
                 first=first, last=last, confirmations=confirmations, processes=processes,
                 pins={"block_hash": pinned, "checkpoint": check, "quorum": quorum},
-                cluster=cluster, store_path=store_path, resume=resume,
-                segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop)
+                cluster=target, store_path=store_path, resume=resume,
+                segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
+                files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))))
         else:
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
-                          stop)
+                          stop, files, config_path)
     finally:
         if recording is not None:
             recording.close()
+        files.discard()
         _close(store, session, hook, server)
     sys.exit(code)
 
@@ -191,10 +223,11 @@ def _check_light_client(chain, pinned, check, quorum, processes, cluster, store_
                          "audit with one process, or pin the range with --block-hash")
 
 
-def _outputs(metrics_port, on_bad, webhook_url, webhook_format):
-    """The sink of lines, the hooks run when a check turns unhealthy, the metrics server."""
+def _outputs(metrics_port, on_bad, webhook_url, webhook_format, files=None):
+    """The sink of lines (also handing them to the report ``files`` of a one-process range
+    audit), the hooks run when a check turns unhealthy, the metrics server."""
     metrics = Metrics()
-    sink = Sink(metrics)
+    sink = Sink(metrics) if files is None else ReportingSink(metrics, files=files)
     server = None
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
@@ -207,30 +240,35 @@ def _outputs(metrics_port, on_bad, webhook_url, webhook_format):
     return sink, hook, server
 
 
-def _anchor(sources, session, light_client, anchored_number, pinned, quorum, check):
+def _anchor(sources, session, light_client, anchored_number, pinned, quorum, check, clock):
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
-    pins (docs/design.md §Anchors)."""
+    pins (docs/design.md §Anchors), its age by ``clock``."""
 
     def anchor() -> AnchoredBlock:
         if session is not None:  # the light client pins the first (or --to) block
             block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
-            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block)
+            return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
+                                   clock)
         return anchor_block(sources, block="latest" if anchored_number is None
                             else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check)
+                            checkpoint=check, clock=clock)
 
     return anchor
 
 
-def _signed_heads(session) -> SignedHeads | None:
-    """With --beacon: the heads the sync committee signed (optimistic, finalized)."""
+def _signed_heads(session, clock) -> SignedHeads | None:
+    """With --beacon: the heads the sync committee signed (optimistic, finalized). A light
+    client behind the clock (a beacon node withholding updates) is ``stale-anchor``: the
+    follower writes no line about a new block and says ``up`` 0 until it catches up."""
     if session is None:
         return None
 
     def signed() -> tuple:
         store = session.sync()
-        return (payload_header(store.optimistic_execution()),
-                payload_header(store.finalized_execution()))
+        optimistic, finalized = store.optimistic_execution(), store.finalized_execution()
+        check_current(store, finalized, clock)
+        check_current(store, optimistic, clock)
+        return payload_header(optimistic), payload_header(finalized)
 
     return SignedHeads(signed)
 
@@ -257,20 +295,49 @@ def _close(store, session, hook, server) -> None:
         server.shutdown()
 
 
-def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop) -> int:
+def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop, files,
+           config_path) -> int:
     try:
         head = source.block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
     top = anchor()
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
+    if files.wanted:
+        checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
+        files.start((c.name, c.healthy) for c in evaluator.checks)
     summary = auditor.run(top, first, head)
     for row in summary.table():
         sink.note(row)
     if auditor.interrupted_at is not None:
         sink.note(f"interrupted: blocks from {auditor.interrupted_at} on were not audited")
         return 130
+    if files.wanted:
+        facts = AuditFacts(
+            title=f"Audit of blocks {first}..{top.number}", config_hash=checks_hash,
+            anchor=top.anchor.to_json(), exit_code=summary.exit_code(), first=first,
+            last=top.number, pinned_hash="0x" + top.hash.hex(),
+            notes=[f"every block below {top.number} is tied to it by parentHash links"],
+            retraction_note="The blocks were tied to the pinned block by parent links before "
+                            "they were evaluated: every line stands.")
+        for note in files.finish(facts, summary):
+            sink.note(note)
     return summary.exit_code()
+
+
+def _cluster_target(cluster, insecure, ca, cert, key):
+    """--cluster and its security options, checked before anything is asked of anyone."""
+    if cluster is None:
+        named = [name for name, value in (("--cluster-ca", ca), ("--cluster-cert", cert),
+                                          ("--cluster-key", key),
+                                          ("--insecure-cluster", insecure or None))
+                 if value is not None]
+        if named:
+            raise UsageError(f"{named[0]} goes with --cluster URL")
+        return None
+    from recompute.watch.cluster import cluster_target
+
+    return cluster_target(cluster, insecure=insecure, ca=ca, cert=cert, key=key)
 
 
 def _check_distributed(processes, cluster, store_path, resume, segment_blocks, last) -> bool:
@@ -309,7 +376,7 @@ def _follow_store(store_path, checks, config_path, confirmations, sink):
     return store, recording
 
 
-def _continue_after_final(follower: Follower, store, sources, sink) -> None:
+def _continue_after_final(follower: Follower, store, sources, sink, clock) -> None:
     """A restarted bot: the last final block of its store, pinned by the hash the store
     recorded, is the tip; the follower goes on from its child by parent links."""
     number, block_hash = store.get("last_final_block"), store.get("last_final_hash")
@@ -317,7 +384,8 @@ def _continue_after_final(follower: Follower, store, sources, sink) -> None:
     if not isinstance(number, int) or not isinstance(block_hash, str):
         return
     follower.written = {n: h for n, h in follower.written.items() if n > number}
-    tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"))
+    tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"),
+                       clock=clock)
     follower.tip = tip
     follower.chain[tip.number] = tip
     sink.note(f"watch: continuing after block {number} {block_hash}, the last final block in "

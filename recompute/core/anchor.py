@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.clock import SYSTEM, Clock
+from recompute.core.errors import OptionError, Unverifiable, UsageError
 from recompute.core.header import Header
 from recompute.core.memo import memo_for
 from recompute.core.sealed import Sealed
@@ -136,6 +137,31 @@ def endpoint(source: ProofSource) -> str:
     return getattr(source, "endpoint", source.label)
 
 
+def distinct_endpoints(sources: Sequence[ProofSource]) -> None:
+    """A quorum counts distinct hosts: two endpoints with one normalised URL, or whose hosts
+    resolve to one address and port (``localhost`` and ``127.0.0.1``, two names of one
+    machine), are one UsageError line naming both. A source without a URL (a recorded one) is
+    told apart by its label."""
+    names = [endpoint(source) for source in sources]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise OptionError("{rpc} {twice} is given twice: a quorum counts distinct endpoints",
+                          ("rpc",), twice=twice)
+    seen: dict[tuple[str, int], str] = {}
+    for source in sources:
+        resolve = getattr(source, "addresses", None)  # a live source: its host resolved
+        if resolve is None:
+            continue
+        for place in sorted(resolve()):
+            other = seen.setdefault(place, source.label)
+            if other != source.label:
+                raise OptionError("{rpc} {other} and {rpc} {label} are one endpoint "
+                                  "({host} port {port}): a quorum counts distinct hosts; "
+                                  "give endpoints of other machines", ("rpc",),
+                                  other=other, label=source.label, host=place[0],
+                                  port=place[1])
+
+
 def by_block_hash(
     sources: Sequence[ProofSource], pinned: bytes, number: BlockRef | None = None
 ) -> AnchoredBlock:
@@ -160,10 +186,9 @@ def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int
     source = sources[0]
     top = by_block_hash([source], checkpoint).header
     if number > top.number:
-        raise UsageError(
-            f"--block {number} is above the checkpoint's block {top.number}: "
-            "a checkpoint anchors blocks at or below it"
-        )
+        raise OptionError("{block} {number} is above the checkpoint's block {top}: "
+                          "a checkpoint anchors blocks at or below it", ("block",),
+                          number=number, top=top.number)
     top_block = AnchoredBlock(_SEAL, top, Anchor("block-hash", {}), source.chain_id(), source)
     header = ancestors(top_block, number)[-1].header  # every parent link re-hashed
     anchor = Anchor(
@@ -226,7 +251,8 @@ def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
     return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
 
 
-def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> AnchoredBlock:
+def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any],
+                   clock: Clock | None = None) -> AnchoredBlock:
     """The next block up from an anchored ``parent`` (``recompute watch`` following the head):
     its header must re-hash to the hash the node claims, name ``parent`` as its parentHash and
     be numbered ``parent.number + 1``. A link *up* proves continuity (nothing below the child
@@ -241,13 +267,16 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> 
             f"0x{header.parent_hash.hex()}",
         )
     # Consensus makes a child strictly later (12 s a slot on mainnet); anvil mines several
-    # blocks in one second with equal timestamps, so only going back in time is refused.
-    if header.timestamp < parent.timestamp:
+    # blocks in one second with equal timestamps, so only going back in time is refused,
+    # unless the clock says --strict-timestamps (a real chain).
+    strict = clock is not None and clock.strict_timestamps
+    if header.timestamp < parent.timestamp or (strict and header.timestamp == parent.timestamp):
         raise Unverifiable(
             "header-mismatch",
             f"{parent.source.label} returned as the child of block {parent.number} (timestamp "
-            f"{parent.timestamp}) a block with timestamp {header.timestamp}: earlier than its "
-            "parent",
+            f"{parent.timestamp}) a block with timestamp {header.timestamp}: "
+            + ("not later than its parent (--strict-timestamps)" if strict
+               and header.timestamp == parent.timestamp else "earlier than its parent"),
         )
     anchor = Anchor("parent-link", {
         "parent_hash": "0x" + parent.hash.hex(),
@@ -258,7 +287,8 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any]) -> 
         "direction": "child",
         "endpoint": parent.source.label,
     })
-    return AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+    child = AnchoredBlock(_SEAL, header, anchor, parent.chain_id, parent.source)
+    return child if clock is None else aged(child, clock)
 
 
 def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[str, Any],
@@ -331,11 +361,9 @@ def by_quorum(sources: Sequence[ProofSource], number: BlockRef, quorum: int) -> 
     blocks, so that no single endpoint picks the block; every endpoint's head is in the
     evidence. A quorum of 1 trusts whichever endpoint answers: it is labelled ``single-rpc``."""
     if not 1 <= quorum <= len(sources):
-        raise UsageError(f"--quorum {quorum} needs at least {quorum} --rpc endpoints")
-    names = [endpoint(source) for source in sources]
-    if len(set(names)) != len(names):
-        twice = next(name for name in names if names.count(name) > 1)
-        raise UsageError(f"--rpc {twice} is given twice: a quorum counts distinct endpoints")
+        raise OptionError("{quorum} {k} needs at least {k} {rpc} endpoints",
+                          ("quorum", "rpc"), k=quorum)
+    distinct_endpoints(sources)
     detail: dict[str, Any] = {}
     if isinstance(number, str):  # a tag: latest, safe, finalized, earliest
         number, detail["heads"] = _quorum_tag(sources, quorum, number)
@@ -407,22 +435,56 @@ def anchor_block(
     block_hash: bytes | None = None,
     quorum: int | None = None,
     checkpoint: bytes | None = None,
+    clock: Clock = SYSTEM,
 ) -> AnchoredBlock:
-    """Anchor one block by whichever method the options name (see module doc)."""
+    """Anchor one block by whichever method the options name (see module doc), its age by
+    ``clock`` in the anchor's evidence. A block reached by a tag other than ``earliest`` is
+    ``stale-anchor`` when older than ``clock.max_anchor_age``: a node that stopped (or a
+    quorum of them) must not make an old block "latest". A block pinned by hash, number or
+    checkpoint is judged as asked."""
+    anchored = _anchor_block(sources, block=block, block_hash=block_hash, quorum=quorum,
+                             checkpoint=checkpoint)
+    if isinstance(block, str) and block != "earliest" and block_hash is None:
+        decided = anchored.anchor.detail.get("tag_decided_by", "node")
+        what = f"block {anchored.number} (--block {block}, as the {decided} named it)"
+        clock.check_fresh(anchored.timestamp, clock.max_anchor_age, what, "--max-anchor-age")
+        clock.check_not_future(anchored.timestamp, what)
+    return aged(anchored, clock)
+
+
+def aged(block: AnchoredBlock, clock: Clock) -> AnchoredBlock:
+    """``block`` with its timestamp, the clock and its age in the anchor's evidence
+    (``block_timestamp``, ``clock``, ``as_of``, ``age_s``)."""
+    anchor = Anchor(block.anchor.method, {**block.anchor.detail,
+                                          **clock.evidence(block.timestamp)})
+    return AnchoredBlock(_SEAL, block.header, anchor, block.chain_id, block.source)
+
+
+def _anchor_block(
+    sources: Sequence[ProofSource],
+    *,
+    block: BlockRef | None = None,
+    block_hash: bytes | None = None,
+    quorum: int | None = None,
+    checkpoint: bytes | None = None,
+) -> AnchoredBlock:
     if not sources:
-        raise UsageError("no --rpc endpoint given")
+        raise OptionError("no {rpc} endpoint given", ("rpc",))
     if block_hash is not None and checkpoint is not None:
-        raise UsageError("--block-hash and --checkpoint are two anchors: give one")
+        raise OptionError("{block_hash} and {checkpoint} are two anchors: give one",
+                          ("block_hash", "checkpoint"))
     if block_hash is not None:
         if quorum is not None:
-            raise UsageError("--block-hash pins the block itself; --quorum does not apply")
+            raise OptionError("{block_hash} pins the block itself; {quorum} does not apply",
+                              ("block_hash", "quorum"))
         return by_block_hash(sources, block_hash, block)
     if checkpoint is not None:
         if not isinstance(block, int):
-            raise UsageError("--checkpoint needs --block N (the number to walk down to)")
+            raise OptionError("{checkpoint} needs {block} N (the number to walk down to)",
+                              ("checkpoint", "block"))
         return by_checkpoint(sources, checkpoint, block)
     if block is None:
-        raise UsageError("give --block N|latest or --block-hash H")
+        raise OptionError("give {block} N|latest or {block_hash} H", ("block", "block_hash"))
     if quorum is not None or len(sources) > 1:
         anchored = by_quorum(sources, block, quorum if quorum is not None else len(sources))
         return _tagged(anchored, block, "quorum")

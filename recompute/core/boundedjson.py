@@ -102,4 +102,6 @@ def load_file(path: str | Path, what: str | None, error: ErrorFactory, *,
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise error(f"{what}: cannot read ({exc.strerror or exc})") from None
+    except ValueError:  # a NUL in the name
+        raise error(f"{what[:100]!r}: not a file name") from None
     return loads(data, what, error, max_bytes=max_bytes, **options)

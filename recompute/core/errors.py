@@ -15,6 +15,32 @@ class UsageError(RecomputeError):
     exit_code = 64
 
 
+class OptionError(UsageError):
+    """A usage error about values the caller gave, carried as data: ``template`` names each
+    option it is about as ``{name}`` (``name`` one of ``options``: ``block``, ``block_hash``,
+    ``quorum``, ``checkpoint``, ``rpc``), ``values`` fills its other fields. ``str()`` words
+    the options as the library's arguments (:data:`ARGUMENT_WORDS`); the command line words
+    them as its flags (``recompute.cli.flags``), so that no layer below it names a flag."""
+
+    def __init__(self, template: str, options: tuple[str, ...], **values: object):
+        self.template, self.options, self.values = template, options, values
+        super().__init__(self.worded(lambda name: ARGUMENT_WORDS.get(name, name)))
+
+    def worded(self, spell: Callable[[str], str]) -> str:
+        """The message, each option spelled by ``spell(name)``."""
+        return self.template.format_map({**self.values,
+                                         **{name: spell(name) for name in self.options}})
+
+
+# how the library (recompute.api.anchor_block) calls an option that is not its argument's name
+ARGUMENT_WORDS = {"rpc": "source"}
+
+
+class ArgumentError(UsageError, ValueError):
+    """A malformed argument of a library call (docs/library.md): the message starts with the
+    argument's name. A :class:`UsageError` (exit 64 on the command line) and a ``ValueError``."""
+
+
 class Unverifiable(RecomputeError):
     """The question cannot be answered from proofs: exit 2 with a reason code.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import ArgumentError, OptionError, UsageError
 
 _HEX = re.compile(r"0x[0-9a-fA-F]*\Z")
 
@@ -47,7 +47,7 @@ def _show(value: object) -> str:
 _HEX_NUMBER = re.compile(r"0x[0-9a-fA-F]+\Z")
 
 
-def parse_address(text: str, what: str = "--address") -> bytes:
+def parse_address(text: str, what: str) -> bytes:
     if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
         raise UsageError(f"{what} {text!r} is not an address (0x followed by 40 hex digits)")
     return bytes.fromhex(text[2:])
@@ -81,16 +81,56 @@ BLOCK_TAGS = ("latest", "safe", "finalized", "earliest")
 
 
 def parse_block(text: str | None) -> int | str | None:
-    """``--block``: a tag (:data:`BLOCK_TAGS`), or a number in decimal or 0x-hex."""
+    """A block the user names: a tag (:data:`BLOCK_TAGS`), or a number in decimal or
+    0x-hex."""
     if text is None:
         return None
     if text in BLOCK_TAGS:
         return text
     try:
-        value = parse_uint256(text, "--block")
+        value = parse_uint256(text, "block")
     except UsageError:
-        raise UsageError(f"--block {text!r} is not a number (decimal or 0x-hex) nor a "
-                         f"tag ({', '.join(BLOCK_TAGS)})") from None
+        raise OptionError("{block} {text!r} is not a number (decimal or 0x-hex) nor a tag "
+                          "({tags})", ("block",), text=text, tags=", ".join(BLOCK_TAGS)) from None
     if value >= 1 << 64:
-        raise UsageError(f"--block {text!r} is not a block number")
+        raise OptionError("{block} {text!r} is not a block number", ("block",), text=text)
     return value
+
+
+# ---- values a library caller gives (docs/library.md): bytes or text; a bad one names itself --
+
+
+def as_data(value: object, name: str, size: int, what: str) -> bytes:
+    """``size`` bytes given as bytes or as 0x-hex text (either case), e.g. an address or a hash;
+    anything else an :class:`ArgumentError` whose message starts with ``name``."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data: bytes | None = bytes(value)
+    elif (isinstance(value, str) and len(value) == 2 + 2 * size and _HEX.match(value)):
+        data = bytes.fromhex(value[2:])
+    else:
+        data = None
+    if data is None or len(data) != size:
+        raise ArgumentError(f"{name}: {_show(value)} is not {what} (0x followed by {2 * size} "
+                            f"hex digits, or {size} bytes)")
+    return data
+
+
+def as_uint256(value: object, name: str) -> int:
+    """A 256-bit unsigned integer given as an int, decimal or 0x-hex text, or 32 bytes."""
+    if isinstance(value, bool):
+        number = -1  # True is not a number here
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, (bytes, bytearray, memoryview)) and len(value) == 32:
+        number = int.from_bytes(value, "big")
+    elif isinstance(value, str):
+        try:
+            number = parse_uint256(value, name)
+        except UsageError:
+            number = -1
+    else:
+        number = -1
+    if not 0 <= number < 1 << 256:
+        raise ArgumentError(f"{name}: {_show(value)} is not a uint256 (an int, decimal or 0x-hex "
+                            "text, or 32 bytes)")
+    return number

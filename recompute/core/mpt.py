@@ -89,7 +89,7 @@ class NodeCache:
         upper one. InvalidProof if it is not 0x-hex (an even number of ASCII hex digits, no
         spaces), hashes to anything else, or is not the canonical RLP of a list (it is decoded
         only once its hash has linked). One frame for the usual node: it is met once a key."""
-        if text.__class__ is not str or len(text) & 1 or not 2 < len(text) <= _MAX_NODE_TEXT \
+        if not isinstance(text, str) or len(text) & 1 or not 2 < len(text) <= _MAX_NODE_TEXT \
                 or text[:2] != "0x":
             raise _text_error(text)
         try:
@@ -181,7 +181,7 @@ def _as_node(text: str, items: list[Item]) -> Node:
 
 
 def _branch_child(child: Item) -> Ref:
-    if child.__class__ is bytes and len(child) == 32:
+    if isinstance(child, bytes) and len(child) == 32:
         return child
     return None if child == b"" else _Deferred(child)
 
@@ -234,7 +234,7 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     ref: Ref = root
     value: bytes | None = None
     while ref is not None:  # None: the walk has ended (at the key's leaf, or excluded)
-        if ref.__class__ is bytes:  # a hash reference: the next node of the list
+        if isinstance(ref, bytes):  # a hash reference: the next node of the list
             if used >= count:
                 raise InvalidProof(f"proof ends after {used} nodes, before the key's path does")
             text = proof[used]
@@ -289,7 +289,7 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     walkable = root != EMPTY_TRIE_ROOT and all(len(key) == 32 for key in keys)
     tops = cache.tops(root)
     for i, (key, proof, claim) in enumerate(zip(keys, proofs, claims, strict=True)):
-        if claim is not None and walkable and proof.__class__ is list and 0 < len(proof) <= 65:
+        if claim is not None and walkable and isinstance(proof, list) and 0 < len(proof) <= 65:
             nibbles = key.hex()
             last = len(proof) - 1  # a list: checked
             ref: Ref = root
@@ -308,7 +308,7 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
                 if children is None:
                     break
                 ref = children[index[nibbles[pos]]]
-                if ref.__class__ is not bytes:
+                if not isinstance(ref, bytes):
                     break
             else:
                 text = proof[last]
@@ -348,7 +348,7 @@ def _top(cache: NodeCache, tops: list[Top | None], root: bytes, first: int, nibb
         if children is None:
             return None, None, root, 0
         ref = children[_HEX_INDEX[nibbles[pos]]]
-        if ref.__class__ is not bytes:
+        if not isinstance(ref, bytes):
             return None, None, root, 0
     top = tops[first] = (proof[0], proof[1], ref, 2)
     return top

@@ -265,7 +265,7 @@ def _claimed_items(values: list[object]) -> list[str | None]:
     (:data:`_CANONICAL_VALUE`), else None (nothing to expect: the value is read from the
     proof)."""
     canonical = _CANONICAL_VALUE
-    return _item_texts(values, [value.__class__ is str and canonical(value) is not None
+    return _item_texts(values, [isinstance(value, str) and canonical(value) is not None
                                 for value in values])
 
 

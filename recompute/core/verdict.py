@@ -54,6 +54,12 @@ class Reason(StrEnum):
         "invalid-consensus-proof",
         "a beacon light-client proof (sync-committee signature, participation or Merkle branch)"
         " does not verify")
+    STALE_ANCHOR = ("stale-anchor",
+                    "the block reached by a tag or the light client is older than the clock "
+                    "allows (--max-anchor-age), or the trusted root is older than the "
+                    "weak-subjectivity period")
+    FUTURE_HEAD = ("future-head",
+                   "a head's timestamp is later than the clock plus --max-clock-drift")
 
     description: str
 

@@ -1,8 +1,10 @@
 """Start and stop a real anvil node on a loopback port.
 
-anvil comes from the npm package ``@foundry-rs/anvil`` pinned in ``package.json``; its
-platform package ships the Linux binary, which we run directly (no node wrapper, no
-download). Tests, the devnet and the benchmarks all start anvil through :class:`Anvil`.
+anvil comes from where the user put it (:func:`find_anvil`, docs/executables.md); in a
+checkout, the npm package ``@foundry-rs/anvil`` pinned in ``package.json``, whose platform
+package ships the Linux binary, run directly (no node wrapper, no download), named by the
+Makefile and the tests through ``RECOMPUTE_ANVIL``. Tests, the devnet and the benchmarks all
+start anvil through :class:`Anvil`.
 """
 
 from __future__ import annotations
@@ -10,22 +12,22 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recompute.core import executables
 from recompute.core.errors import UsageError
 
 # The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
 DEFAULT_MNEMONIC = "test test test test test test test test test test test junk"
 DEFAULT_CHAIN_ID = 31337
-# 2026-01-01T00:00:00Z: the genesis timestamp of every devnet, so histories are identical.
+# 2026-01-01T00:00:00Z: a fixed genesis timestamp, for chains whose histories must be
+# identical (the devnet itself starts at recompute.devnet.build.DEVNET_GENESIS_TIMESTAMP).
 DEFAULT_GENESIS_TIMESTAMP = 1767225600
 
 
@@ -39,25 +41,34 @@ def _platform_package() -> str:
 
 
 def find_anvil() -> Path:
-    """The anvil binary: ``$RECOMPUTE_ANVIL``; else the one npm installed in the project's
-    ``node_modules`` (the working directory's, or the one beside the virtualenv this Python
-    runs in, as ``make setup`` lays them out); else ``anvil`` on PATH."""
+    """The anvil binary, from where the user put it (docs/executables.md):
+
+    - ``$RECOMPUTE_ANVIL``: the binary itself, or a ``node_modules`` folder holding the npm
+      package ``@foundry-rs/anvil`` (its platform package's ``bin/anvil``), as a checkout's
+      Makefile and tests name the checkout's own;
+    - else ``anvil`` in an absolute folder of ``PATH``.
+
+    Never the working directory's ``node_modules`` nor one derived from where Python lives:
+    a folder a command runs in may have been prepared by someone else."""
     override = os.environ.get("RECOMPUTE_ANVIL")
     if override:
         path = Path(override)
+        if path.is_dir():
+            path = path / "@foundry-rs" / _platform_package() / "bin" / "anvil"
+            if not path.is_file():
+                raise UsageError(f"RECOMPUTE_ANVIL={override} holds no {path.relative_to(override)}"
+                                 " (run `npm install @foundry-rs/anvil` there, or name the binary)")
         if not path.is_file():
-            raise UsageError(f"RECOMPUTE_ANVIL={override} is not a file")
+            raise UsageError(f"RECOMPUTE_ANVIL={override} is not a file: name the anvil binary or "
+                             "the node_modules folder holding @foundry-rs/anvil")
         return path
-    for project in (Path.cwd(), Path(sys.prefix).parent):
-        candidate = project / "node_modules" / "@foundry-rs" / _platform_package() / "bin" / "anvil"
-        if candidate.is_file():
-            return candidate
-    on_path = shutil.which("anvil")
-    if on_path:
-        return Path(on_path)
+    on_path = executables.on_path("anvil")
+    if on_path is not None:
+        return on_path
     raise UsageError(
-        "anvil not found: install it with `npm install @foundry-rs/anvil` in this folder "
-        "(in a checkout, `make setup`), put anvil on PATH, or set RECOMPUTE_ANVIL to the binary"
+        "anvil not found: put anvil on PATH (foundryup, or `npm install @foundry-rs/anvil`), or "
+        "set RECOMPUTE_ANVIL to the binary or to the node_modules folder holding it (in a "
+        "checkout, `make` sets it to the checkout's node_modules)"
     )
 
 
@@ -87,7 +98,10 @@ class Anvil:
 
     port: int | None = None
     chain_id: int = DEFAULT_CHAIN_ID
-    timestamp: int = DEFAULT_GENESIS_TIMESTAMP
+    # None: anvil's own clock (a chain mined now, whose `latest` is current by the system
+    # clock), then the genesis timestamp it chose once started; a fixed number for a
+    # reproducible history (recorded data, judged with --at)
+    timestamp: int | None = None
     accounts: int = 10
     mnemonic: str = DEFAULT_MNEMONIC
     state_path: Path | None = None
@@ -106,11 +120,12 @@ class Anvil:
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--chain-id", str(self.chain_id),
-            "--timestamp", str(self.timestamp),
             "--accounts", str(self.accounts),
             "--mnemonic", self.mnemonic,
             "--hardfork", "prague",
         ]
+        if self.timestamp is not None:
+            args += ["--timestamp", str(self.timestamp)]
         if self.state_path is not None:
             args += ["--state", str(self.state_path), "--preserve-historical-states"]
         return args + list(self.extra_args)
@@ -135,6 +150,9 @@ class Anvil:
                     break
                 try:
                     rpc_call(self.url, "eth_chainId", timeout=1.0)
+                    if self.timestamp is None:  # the genesis anvil's clock chose
+                        genesis = rpc_call(self.url, "eth_getBlockByNumber", ["0x0", False])
+                        self.timestamp = int(genesis["timestamp"], 16)
                     return self
                 except (urllib.error.URLError, ConnectionError, OSError):
                     time.sleep(0.05)

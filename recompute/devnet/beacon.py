@@ -90,8 +90,9 @@ class _BeaconHTTP:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self):
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    def start(self, port: int = 0):
+        """Serve on 127.0.0.1:``port`` (0: any free port; OSError when it is taken)."""
+        server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
         server.daemon_threads = True
         server.beacon = self
         self._server = server

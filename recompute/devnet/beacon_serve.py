@@ -7,7 +7,7 @@ Its sync committee keys are the devnet's, derived from a fixed public seed
 the light-client anchor end to end and proves nothing about any real chain.
 
     python -m recompute.devnet.beacon_serve --rpc URL --out beacon.json [--poll 0.5]
-        [--live SECONDS_PER_SLOT]
+        [--live SECONDS_PER_SLOT] [--prefer-port 5052]
 
 ``--out`` receives ``{"url", "trusted_root", "network", "pid"}`` once the server listens
 (with ``--live``, also ``genesis_time`` and ``seconds_per_slot``).
@@ -49,7 +49,8 @@ def _block(rpc: str, number: int) -> dict:
 
 
 def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None = None,
-          live: int | None = None, withhold: threading.Event | None = None) -> None:
+          live: int | None = None, withhold: threading.Event | None = None,
+          prefer_port: int = 0) -> None:
     stop = stop or threading.Event()
     head = int(rpc_call(rpc, "eth_blockNumber"), 16)
     blocks = [_block(rpc, number) for number in range(head + 1)]
@@ -58,11 +59,15 @@ def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None =
         blocks.append(_block(rpc, 1))
     described = {"network": "devnet", "pid": os.getpid()}
     if live is None:
-        server = DevnetBeaconServer(blocks).start()
+        server = DevnetBeaconServer(blocks)
     else:
         network = live_network(len(blocks), live, time.time())
-        server = DevnetBeaconServer(blocks, network=network, live_from=len(blocks)).start()
+        server = DevnetBeaconServer(blocks, network=network, live_from=len(blocks))
         described.update(genesis_time=network.genesis_time, seconds_per_slot=live)
+    try:
+        server.start(prefer_port)
+    except OSError:  # taken: any free port (the manifest and the summary say which)
+        server.start()
     temporary = out.with_name(out.name + ".tmp")
     temporary.write_text(json.dumps({"url": server.url,
                                      "trusted_root": "0x" + server.trusted_block_root.hex(),
@@ -103,6 +108,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--poll", type=float, default=0.5)
     parser.add_argument("--live", type=int, metavar="SECONDS_PER_SLOT")
+    parser.add_argument("--prefer-port", type=int, default=0,
+                        help="serve on this port when it is free (default: any free port)")
     args = parser.parse_args(argv)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -110,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     withhold = threading.Event()  # SIGUSR1: withhold new updates (chaos runs); SIGUSR2: resume
     signal.signal(signal.SIGUSR1, lambda *_: withhold.set())
     signal.signal(signal.SIGUSR2, lambda *_: withhold.clear())
-    serve(args.rpc, args.out, args.poll, stop, args.live, withhold)
+    serve(args.rpc, args.out, args.poll, stop, args.live, withhold, args.prefer_port)
 
 
 if __name__ == "__main__":

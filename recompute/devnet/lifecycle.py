@@ -13,13 +13,16 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import RecomputeError, UsageError
+from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
 from recompute.lightclient.params import DEVNET
@@ -27,6 +30,11 @@ from recompute.lightclient.params import DEVNET
 BEACON_START_TIMEOUT = 60.0
 
 DEFAULT_STATE_DIR = Path(".devnet")
+
+# Where the documentation's commands expect the devnet: the JSON-RPC port every Ethereum tool
+# defaults to, and the beacon API port of the consensus clients (Lighthouse's default).
+DEFAULT_PORT = 8545
+DEFAULT_BEACON_PORT = 5052
 
 
 class DevnetError(RecomputeError):
@@ -56,23 +64,63 @@ def running_pid(state_dir: Path) -> int | None:
     return pid if _pid_alive(pid) else None
 
 
+_HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
+_LINE = Text(r"[^\x00-\x1f\x7f]{0,2000}", "one line of text")  # printed by `devnet up`
+# What the commands read of a manifest (recompute/devnet/build.py writes it); a history's own
+# section (amm, meters, swarm) is its builder's business and stays open.
+MANIFEST_SHAPE = Record(
+    {"format": Text(choices=(MANIFEST_FORMAT,)),
+     "rpc": Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "the devnet's http://127.0.0.1:PORT"),
+     "chain_id": Integer(0, 1 << 64),
+     "contracts": MapOf(Text(r"0x[0-9a-fA-F]{40}", "a 0x address"), key=_LINE),
+     "moments": MapOf(Record({"number": Integer(0, 1 << 64), "hash": _HASH},
+                             {"about": Record({"recipe": _LINE, "verdict": _LINE,
+                                               "text": _LINE}, open=True)}, open=True),
+                      key=_LINE)},
+    {"port": Integer(1, 1 << 16), "genesis_timestamp": Integer(0, 1 << 64),
+     "accounts": ListOf(Text(r"0x[0-9a-fA-F]{40}", "a 0x address")), "state_dir": Text(),
+     "beacon": Record({"url": Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL"),
+                       "trusted_root": _HASH}, open=True),
+     "as_of": Record({"at": Integer(0, 1 << 64), "block": Integer(0, 1 << 64)}, open=True),
+     "live": Record({"producer_pid": Integer(1, 1 << 32), "block_time": Integer(1, 60),
+                     "first_block": Integer(0, 1 << 64), "log": Text(),
+                     "stream": Record({"lie": _LINE}, open=True)},
+                    open=True)},
+    open=True)
+MAX_MANIFEST_BYTES = 16 << 20
+
+
 def read_manifest(state_dir: Path) -> dict:
+    """The manifest.json of a state dir: bounded, and every field the commands read checked for
+    its type (one UsageError line naming the field)."""
     path = state_dir / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"no devnet manifest in {state_dir}: run `recompute devnet up`") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise UsageError(f"{path} is not a {MANIFEST_FORMAT} manifest")
+    if not path.exists():
+        raise UsageError(f"no devnet manifest in {state_dir}: run `recompute devnet up`")
+    manifest = load_file(path, f"devnet manifest {path}", UsageError,
+                         max_bytes=MAX_MANIFEST_BYTES)
+    check(manifest, MANIFEST_SHAPE, f"devnet manifest {path}")
     return manifest
 
 
+def port_is_free(port: int) -> bool:
+    """True when nothing listens on 127.0.0.1:``port`` and we may bind it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as anvil binds
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
-       fresh: bool = False, live: LiveOptions | None = None) -> tuple[dict, bool]:
+       fresh: bool = False, live: LiveOptions | None = None,
+       preferred_port: int | None = None) -> tuple[dict, bool]:
     """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
-    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py)."""
+    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py).
+
+    ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
+    is free, else any free port."""
     state_dir = Path(state_dir)
     pid = running_pid(state_dir)
     if pid is not None:
@@ -84,13 +132,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
         port = read_manifest(state_dir).get("port")
-    node = Anvil(port=port, timestamp=DEVNET_GENESIS_TIMESTAMP, state_path=state_file,
-                 log_path=state_dir / "anvil.log", detach=True)
-    try:
-        node.start()
-    except RuntimeError as exc:
-        raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    node = _start_anvil(state_dir, port, preferred_port)
     if resume:
         continue_clock(node)
         manifest = read_manifest(state_dir)
@@ -105,6 +147,10 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         manifest["port"] = node.port
     manifest["state_dir"] = str(state_dir.resolve())
     manifest.pop("live", None)
+    if live is None:
+        manifest["as_of"] = as_of(node)
+    else:  # the chain moves at the wall clock: no fixed time to judge it as of
+        manifest.pop("as_of", None)
     try:
         manifest["beacon"] = start_beacon(state_dir, node.url,
                                           live.block_time if live is not None else None)
@@ -122,6 +168,28 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
             raise
         _write_manifest(state_dir, manifest)
     return manifest, True
+
+
+def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) -> Anvil:
+    """Anvil detached on ``port``, else ``preferred_port`` when it is free, else any free
+    port; its pid in ``anvil.pid``."""
+    preferred = (port is None and preferred_port is not None
+                 and port_is_free(preferred_port))
+    node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
+                 state_path=state_dir / "state.json", log_path=state_dir / "anvil.log",
+                 detach=True)
+    try:
+        try:
+            node.start()
+        except RuntimeError:
+            if not preferred:
+                raise
+            node.port = None  # taken between the check and anvil's bind: any free port
+            node.start()
+    except RuntimeError as exc:
+        raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
+    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    return node
 
 
 def _write_manifest(state_dir: Path, manifest: dict) -> None:
@@ -148,7 +216,7 @@ def start_producer(state_dir: Path, rpc: str, live: LiveOptions) -> dict:
 
     ready = state_dir / "live.json"
     ready.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "recompute.devnet.live", "--rpc", rpc, "--state-dir",
+    command = [sys.executable, "-P", "-m", "recompute.devnet.live", "--rpc", rpc, "--state-dir",
                str(state_dir), "--block-time", str(live.block_time), "--cycle", str(live.cycle)]
     if live.reorg_every:
         command += ["--reorg-every", str(live.reorg_every)]
@@ -186,8 +254,7 @@ def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict:
     is its network, with that genesis time, for ``--network``)."""
     out = state_dir / "beacon.json"
     out.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "recompute.devnet.beacon_serve", "--rpc", rpc, "--out",
-               str(out)]
+    command = beacon_command(rpc, out)
     if live is not None:
         command += ["--live", str(live)]
     _start_helper(state_dir, "beacon", command, out, "the devnet beacon server")
@@ -225,6 +292,15 @@ def _network_json(genesis_time: int, seconds_per_slot: int) -> dict:
             "sync_committee_size": DEVNET.sync_committee_size,
             "forks": [{"name": fork.name, "version": "0x" + fork.version.hex(),
                        "epoch": fork.epoch} for fork in DEVNET.forks]}
+
+
+def beacon_command(rpc: str, out: Path) -> list[str]:
+    """The beacon server's command line: this Python with ``-P``, so that the working
+    directory is not put first on ``sys.path`` (``python -m`` would put it there, and a folder
+    the devnet is started in may hold a planted ``recompute/`` or a dependency's module:
+    docs/executables.md)."""
+    return [sys.executable, "-P", "-m", "recompute.devnet.beacon_serve", "--rpc", rpc,
+            "--out", str(out), "--prefer-port", str(DEFAULT_BEACON_PORT)]
 
 
 def _stop_pid(pid: int, timeout: float) -> None:
@@ -298,6 +374,15 @@ def restart_node(state_dir: Path = DEFAULT_STATE_DIR, pause: float = 0.0,
     new_pid = node.process.pid
     node.process = None  # detached, as `up` leaves it
     return new_pid
+
+
+def as_of(node: Anvil) -> dict:
+    """The devnet's own time: its head's. The history has fixed timestamps (identical hashes on
+    every machine) and the chain does not move, so a tag (``-b latest``) or follow mode is
+    judged with ``--at`` this time (docs/lightclient.md §Clock); its trusted root, the genesis,
+    is then older than the weak-subjectivity bound (``--accept-old-checkpoint``)."""
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    return {"at": int(head["timestamp"], 16), "block": int(head["number"], 16)}
 
 
 def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:

@@ -23,9 +23,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from recompute.core.boundedjson import load_file, loads
+from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.data import LAYOUTS
+from recompute.layout.solc_output import read as read_solc_output
 from recompute.layout.types import (
     KEY_KINDS,
     DynamicArrayType,
@@ -318,77 +319,16 @@ def load_layout(name_or_path: str | Path) -> Layout:
     if not is_name:
         path = Path(text)
         return parse_descriptor(_read_json(path), str(path))
+    known = bundled_layouts()
+    if text not in known:  # a name is looked up, never made a path (too long, a NUL: no OSError)
+        raise UsageError(f"no bundled layout {text[:100]!r} (bundled: "
+                         f"{', '.join(known) or 'none'}); give a descriptor file as a path "
+                         "(with a / or ending .json)")
     bundled = LAYOUTS / f"{text}.json"
-    if text in ("schema", "sources") or not bundled.is_file():
-        names = ", ".join(bundled_layouts()) or "none"
-        raise UsageError(f"no bundled layout {text!r} (bundled: {names}); give a descriptor "
-                         "file as a path (with a / or ending .json)")
     return parse_descriptor(_read_json(bundled), f"bundled layout {text}")
 
 
-# --- importing solc output -----------------------------------------------------------------
-
-def _bare(layout: Any, origin: str) -> tuple[list[Any], dict[str, Any]]:
-    if not isinstance(layout, dict) or not isinstance(layout.get("storage"), list) or not (
-        isinstance(layout.get("types"), dict) or layout.get("types") is None
-    ):
-        raise UsageError(f"{origin}: storageLayout must be an object with 'storage' and 'types'")
-    # solc writes "types": null when a contract has no state variables.
-    return layout["storage"], layout.get("types") or {}
-
-
-def _declared_contract(storage: list[Any]) -> str | None:
-    """solc stamps every storage entry with the contract being compiled (the most derived)."""
-    names = {v.get("contract") for v in storage if isinstance(v, dict)}
-    return names.pop() if len(names) == 1 else None
-
-
-def _from_standard_json(doc: dict[str, Any], contract: str | None,
-                        origin: str) -> tuple[str, Any]:
-    return _choose_contract(_standard_json_layouts(doc, origin), contract, origin)
-
-
-def _standard_json_layouts(doc: dict[str, Any], origin: str) -> dict[str, Any]:
-    """Every storageLayout of a solc standard-JSON or ``--combined-json`` output, by
-    SOURCE:NAME."""
-    found = {}
-    if not isinstance(doc.get("contracts"), dict):
-        raise UsageError(f"{origin}: 'contracts' must be an object of source files")
-    for source, contracts in doc["contracts"].items():
-        if not isinstance(contracts, dict):
-            continue
-        combined = contracts.get("storage-layout")  # solc --combined-json storage-layout
-        if combined is not None and ":" in source:
-            if isinstance(combined, str):
-                combined = loads(combined, f"{origin}: the storage-layout of {source}",
-                                 UsageError)
-            found[source] = combined
-            continue
-        for name, c in contracts.items():
-            if isinstance(c, dict) and c.get("storageLayout") is not None:
-                found[f"{source}:{name}"] = c["storageLayout"]
-    if not found:
-        raise UsageError(f"{origin}: no contract in this solc output has a storageLayout "
-                         "(compile with outputSelection storageLayout)")
-    return found
-
-
-def _choose_contract(found: dict[str, Any], contract: str | None,
-                     origin: str) -> tuple[str, Any]:
-    """The one layout ``--contract`` names (SOURCE:NAME or a unique NAME), or the only one."""
-    if contract is None:
-        if len(found) == 1:
-            return next(iter(found.items()))
-        raise UsageError(f"{origin}: several contracts have a storage layout; choose one with "
-                         f"--contract ({', '.join(sorted(found))})")
-    if contract in found:
-        return contract, found[contract]
-    matches = [k for k in found if k.split(":")[-1] == contract]
-    if len(matches) == 1:
-        return matches[0], found[matches[0]]
-    raise UsageError(f"{origin}: no contract {contract!r} with a storage layout "
-                     f"(choices: {', '.join(sorted(found))})")
-
+# --- importing solc output (recompute/layout/solc_output.py reads its shapes) ----------
 
 def import_layout(input_json: Any, contract: str | None = None, compiler: str | None = None,
                   origin: str | None = None, provenance: dict[str, str] | None = None) -> Layout:
@@ -402,123 +342,32 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
     supplies the compiler version when the input does not state it.
     """
     doc, where = _input_object(input_json, origin)
-    name, layout, found_compiler = _contract_layout(doc, contract, where)
-    if compiler is not None and found_compiler is not None and compiler != found_compiler:
-        raise UsageError(f"{where}: compiled by {found_compiler}, not {compiler}")
-    storage, types = _bare(layout, where)
+    found = read_solc_output(doc, contract, where)  # every field it reads, type-checked
+    name = found.contract
+    if name is None:
+        raise UsageError(f"{where}: cannot tell which contract this layout belongs to; "
+                         "pass --contract SOURCE:NAME")
+    if ":" not in name:
+        raise UsageError(f"{where}: contract must be given as SOURCE:NAME, got {name!r:.120}")
+    if compiler is not None and found.compiler is not None and compiler != found.compiler:
+        raise UsageError(f"{where}: compiled by {found.compiler:.80}, not {compiler}")
     document = {
         "format": FORMAT,
         "contract": name,
-        "compiler": compiler or found_compiler,
-        "storage": storage,
-        "types": types,
+        "compiler": compiler or found.compiler,
+        "storage": found.storage,
+        "types": found.types,
     }
     if provenance is not None:
         document["provenance"] = provenance
     return parse_descriptor(document, where)
 
 
-def _input_object(input_json: Any, origin: str | None) -> tuple[dict[str, Any], str]:
-    """The parsed JSON object (read from the file when given a path) and its origin."""
+def _input_object(input_json: Any, origin: str | None) -> tuple[Any, str]:
+    """The parsed JSON (read from the file when given a path) and its origin."""
     if isinstance(input_json, (str, Path)):
         origin = origin or str(input_json)
         input_json = _read_json(Path(input_json))
-    origin = origin or "<input>"
-    if not isinstance(input_json, dict):
-        raise UsageError(f"{origin}: expected a JSON object")
-    return input_json, origin
+    return input_json, origin or "<input>"
 
 
-def _contract_layout(doc: dict[str, Any], contract: str | None,
-                     origin: str) -> tuple[str, Any, str | None]:
-    """The contract (SOURCE:NAME), its storageLayout and the compiler the input states, read
-    by the reader of the input's kind."""
-    doc, found_compiler = _unwrap_build_info(doc, origin)
-    name: str | None
-    if "contracts" in doc:
-        name, layout = _from_standard_json(doc, contract, origin)
-        if isinstance(doc.get("version"), str):  # --combined-json states its compiler
-            found_compiler = found_compiler or doc["version"]
-    elif "storageLayout" in doc:
-        name, layout, found_compiler = _from_artifact(doc, contract, origin)
-    elif "storage" in doc:
-        name, layout = _from_bare(doc, contract, origin)
-    else:
-        raise UsageError(
-            f"{origin}: not a storage layout, a build artifact with storageLayout, or a solc "
-            "standard-JSON output"
-        )
-    if name is None:
-        raise UsageError(f"{origin}: cannot tell which contract this layout belongs to; "
-                         "pass --contract SOURCE:NAME")
-    if ":" not in name:
-        raise UsageError(f"{origin}: contract must be given as SOURCE:NAME, got {name!r}")
-    return name, layout, found_compiler
-
-
-def _unwrap_build_info(doc: dict[str, Any], origin: str) -> tuple[dict[str, Any], str | None]:
-    """A Hardhat build-info wraps a standard-JSON output and states its solcVersion; anything
-    else is returned as it is."""
-    if not (isinstance(doc.get("output"), dict) and "contracts" in doc["output"]):
-        return doc, None
-    found_compiler = doc.get("solcVersion")
-    if found_compiler is not None and not isinstance(found_compiler, str):
-        raise UsageError(f"{origin}: solcVersion must be a string")
-    output: dict[str, Any] = doc["output"]
-    return output, found_compiler
-
-
-def _from_artifact(doc: dict[str, Any], contract: str | None,
-                   origin: str) -> tuple[str | None, Any, str | None]:
-    """A build artifact with a ``storageLayout`` key (``contracts/build.mjs``, Hardhat,
-    Foundry): the contract it names, its layout, the compiler it states."""
-    if doc["storageLayout"] is None:
-        raise UsageError(f"{origin}: the artifact's storageLayout is empty")
-    layout = doc["storageLayout"]
-    name = None
-    if isinstance(doc.get("sourceName"), str) and isinstance(doc.get("contractName"), str):
-        name = f"{doc['sourceName']}:{doc['contractName']}"
-    target, found_compiler = _artifact_metadata(doc.get("metadata"), origin)
-    name = name or target
-    comp = doc.get("compiler")
-    if isinstance(comp, dict) and isinstance(comp.get("version"), str):
-        found_compiler = comp["version"]
-    name = name or _declared_contract(_bare(layout, origin)[0])
-    if contract is not None and name is not None and contract not in (
-        name, name.split(":")[-1]
-    ):
-        raise UsageError(f"{origin}: this artifact is {name}, not {contract}")
-    return name, layout, found_compiler
-
-
-def _artifact_metadata(meta: Any, origin: str) -> tuple[str | None, str | None]:
-    """Foundry artifacts carry solc's metadata (a JSON string or object): its compilation
-    target as SOURCE:NAME and its compiler version; unreadable metadata states neither."""
-    if isinstance(meta, str):
-        try:
-            meta = loads(meta, f"{origin}: metadata", UsageError)
-        except UsageError:
-            meta = None
-    if not isinstance(meta, dict):
-        return None, None
-    name = None
-    settings = meta.get("settings")
-    target = settings.get("compilationTarget") if isinstance(settings, dict) else None
-    if isinstance(target, dict) and len(target) == 1:
-        source, target_name = next(iter(target.items()))
-        if isinstance(target_name, str):
-            name = f"{source}:{target_name}"
-    version = meta.get("compiler")
-    version = version.get("version") if isinstance(version, dict) else None
-    return name, version if isinstance(version, str) else None
-
-
-def _from_bare(doc: dict[str, Any], contract: str | None, origin: str) -> tuple[str | None, Any]:
-    """A bare storageLayout (``{"storage", "types"}``): the contract its variables are declared
-    by, which ``--contract`` may only confirm (or supply when the variables do not say)."""
-    name = _declared_contract(_bare(doc, origin)[0])
-    if contract is not None:
-        if name is not None and contract != name:
-            raise UsageError(f"{origin}: the variables are declared by {name}, not {contract}")
-        name = contract
-    return name, doc

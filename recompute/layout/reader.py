@@ -24,10 +24,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.errors import UsageError
-from recompute.core.keccak import keccak256
-from recompute.layout import decode
+from recompute.layout.decode import (
+    as_text,
+    bytes_header,
+    decode_value,
+    extract,
+    long_bytes,
+    short_bytes,
+)
+from recompute.layout.decode import to_json as value_to_json
 from recompute.layout.descriptor import Layout
 from recompute.layout.resolve import Location, hex32, resolve
+from recompute.layout.slots import data_slot, offset_slot
 from recompute.layout.types import (
     BytesType,
     DynamicArrayType,
@@ -79,7 +87,7 @@ class ReadResult:
         if loc.length_of is not None or self._layout is None:
             value = str(self.value)
         else:
-            value = decode.to_json(self._layout, loc.type, self.value)
+            value = value_to_json(self._layout, loc.type, self.value)
         out = {
             "path": self.path,
             "type": self.type_label,
@@ -154,12 +162,12 @@ def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str, depth: int 
     match t:
         case ValueType():
             yield from ctx.need({slot}, name)
-            raw = decode.extract(ctx.word(slot), offset, t.size)
-            return decode.decode_value(t, raw, layout.underlying(t))
+            raw = extract(ctx.word(slot), offset, t.size)
+            return decode_value(t, raw, layout.underlying(t))
         case StructType():
             members = [m for m in t.members
                        if not isinstance(layout.type(m.type_id), MappingType)]
-            gens = [_read(ctx, layout.type(m.type_id), (slot + m.slot) % WORD, m.offset,
+            gens = [_read(ctx, layout.type(m.type_id), offset_slot(slot, m.slot), m.offset,
                           f"{name}.{m.label}", depth + 1) for m in members]
             values = yield from _gather(gens)
             return {m.label: v for m, v in zip(members, values, strict=True)}
@@ -174,7 +182,7 @@ def _read(ctx: _Ctx, t: TypeInfo, slot: int, offset: int, name: str, depth: int 
                 length = ctx.max_elements
             base = layout.type(t.base)
             ctx.budget(array_slots(base, length) if length < WORD // 64 else WORD, f"{name}")
-            data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
+            data = data_slot(slot)
             return (yield from _elements(ctx, t.base, data, length, name, depth))
         case BytesType():
             return (yield from _read_bytes(ctx, t, slot, name))
@@ -194,15 +202,15 @@ def _elements(ctx: _Ctx, base_id: str, data: int, length: int, name: str, depth:
 def _read_bytes(ctx: _Ctx, t: BytesType, slot: int, name: str) -> Need:
     yield from ctx.need({slot}, name)
     word = ctx.word(slot)
-    long, length = decode.bytes_header(word, f"{ctx.path} ({name} at slot {hex32(slot)})")
+    long, length = bytes_header(word, f"{ctx.path} ({name} at slot {hex32(slot)})")
     if not long:
-        return decode.as_text(t, decode.short_bytes(word, length))
+        return as_text(t, short_bytes(word, length))
     n = (length + 31) // 32
     ctx.budget(n, f"{name} ({length} bytes)")
-    data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
-    slots = [(data + i) % WORD for i in range(n)]
+    data = data_slot(slot)
+    slots = [offset_slot(data, i) for i in range(n)]
     yield from ctx.need(slots, f"{name} data")
-    return decode.as_text(t, decode.long_bytes([ctx.word(s) for s in slots], length))
+    return as_text(t, long_bytes([ctx.word(s) for s in slots], length))
 
 
 def _read_length(ctx: _Ctx, loc: Location) -> Need:
@@ -210,7 +218,7 @@ def _read_length(ctx: _Ctx, loc: Location) -> Need:
     word = ctx.word(loc.slot)
     if isinstance(loc.length_of, DynamicArrayType):
         return word
-    return decode.bytes_header(word, f"{loc.path} (slot {hex32(loc.slot)})")[1]
+    return bytes_header(word, f"{loc.path} (slot {hex32(loc.slot)})")[1]
 
 
 def _read_path(ctx: _Ctx, loc: Location) -> Need:

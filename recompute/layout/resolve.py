@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.errors import UsageError
-from recompute.core.keccak import keccak256
 from recompute.layout.decode import key_preimage
 from recompute.layout.descriptor import Layout
 from recompute.layout.paths import HexKey, IndexStep, IntKey, MemberStep, Path, parse_path
+from recompute.layout.slots import data_slot, mapping_slot, offset_slot
 from recompute.layout.types import (
     BytesType,
     DynamicArrayType,
@@ -153,7 +153,7 @@ class _Walk:
                     names = ", ".join(x.label for x in t.members)
                     raise UsageError(f"{p.text}: {t.label} has no member {step.name!r} at column "
                                      f"{step.col} (members: {names})")
-                new = (slot + m.slot) % WORD
+                new = offset_slot(slot, m.slot)
                 self.steps.append(Step(
                     "member",
                     f"{sub}: + member slot {m.slot} = {show(slot)} + {m.slot} = {show(new)}, "
@@ -186,7 +186,7 @@ class _Walk:
                 kt = self.layout.type(t.key)
                 kb = key_preimage(kt, step.key, self.layout.underlying(kt))
                 preimage = kb + slot.to_bytes(32, "big")
-                new = int.from_bytes(keccak256(preimage), "big")
+                new = mapping_slot(kb, slot)
                 form = "key" if isinstance(kt, BytesType) else "pad32(key)"
                 self.steps.append(Step(
                     "mapping",
@@ -207,7 +207,7 @@ class _Walk:
             case DynamicArrayType():
                 i = _index(step, p, t.label)
                 self.checks.append(BoundCheck(here, slot, i))
-                data = int.from_bytes(keccak256(slot.to_bytes(32, "big")), "big")
+                data = data_slot(slot)
                 self.steps.append(Step(
                     "array-data",
                     f"{sub}: data of {here} starts at keccak256(pad32(slot)) = "

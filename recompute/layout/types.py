@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, NoReturn
 
 from recompute.core.errors import UsageError
+from recompute.layout.slots import offset_slot
 
 ENCODINGS = ("inplace", "mapping", "dynamic_array", "bytes")
 
@@ -365,5 +366,5 @@ def element_location(base: TypeInfo, data_slot: int, index: int) -> tuple[int, i
     """
     if isinstance(base, ValueType):
         k = per_slot(base)
-        return (data_slot + index // k) % (1 << 256), (index % k) * base.size
-    return (data_slot + index * element_slots(base)) % (1 << 256), 0
+        return offset_slot(data_slot, index // k), (index % k) * base.size
+    return offset_slot(data_slot, index * element_slots(base)), 0

@@ -1,4 +1,4 @@
-"""Layouts from what auditors have: verified source (README §Layouts from verified source).
+"""Layouts from what auditors have: verified source (docs/layouts.md §Importing a layout).
 
 Two inputs, both outside data (bounded: file sizes, file count, JSON nesting), both turned into
 one solc standard-JSON input compiled with exactly the compiler version and settings the source
@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from recompute.core import boundedjson
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
-from recompute.layout.solc import compile_standard_json, find_solc, parse_version
+from recompute.layout.solc import SolcVersion, compile_standard_json, find_solc, parse_version
+from recompute.layout.solc_output import compilation_target, standard_json_layouts
 
 MAX_FILE = 32 << 20  # one input file (an Etherscan answer, the metadata, one source)
 MAX_SOURCES = 4096
@@ -42,16 +44,21 @@ KEPT_SETTINGS = ("optimizer", "viaIR", "evmVersion", "remappings", "libraries")
 @dataclass
 class VerifiedSource:
     kind: str  # "sourcify" | "etherscan"
-    version: str  # 0.8.26
-    commit: str | None  # 8a97fa7a
+    solc: SolcVersion  # 0.8.26+commit.8a97fa7a, exactly as the source names it
     sources: dict[str, str]
     settings: dict[str, Any]
     target: tuple[str, str] | None  # (source path, contract name)
     origin: str
 
     @property
+    def version(self) -> str:
+        """The release: 0.8.26."""
+        return self.solc.release
+
+    @property
     def compiler(self) -> str:
-        return self.version + (f"+commit.{self.commit}" if self.commit else "")
+        """The compiler as named: 0.8.26+commit.8a97fa7a (a pre-release tag included)."""
+        return self.solc.full
 
     def settings_sha256(self) -> str:
         return hashlib.sha256(json.dumps(self.settings, sort_keys=True,
@@ -81,32 +88,11 @@ def _read_text(path: Path, origin: str) -> str:
         raise UsageError(f"{origin}: cannot read {path} ({exc.strerror or exc})") from None
 
 
-def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
-    stack, deepest = [(value, 1)], 0
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth > limit:
-            return depth
-        if isinstance(item, dict):
-            stack += [(v, depth + 1) for v in item.values()]
-        elif isinstance(item, list):
-            stack += [(v, depth + 1) for v in item]
-    return deepest
-
-
 def _json(text: str, what: str) -> Any:
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise UsageError(f"{what}: JSON nested deeper than {MAX_DEPTH}") from None
-    except ValueError as exc:
-        msg = getattr(exc, "msg", str(exc))
-        line = getattr(exc, "lineno", "?")
-        raise UsageError(f"{what}: not JSON ({msg} at line {line})") from None
-    if _depth(value) > MAX_DEPTH:
-        raise UsageError(f"{what}: JSON nested deeper than {MAX_DEPTH}")
-    return value
+    """Outside JSON, its size and nesting bounded on the text before it is parsed (a parser
+    that recursed into 200,000 nested arrays would overflow the stack under web3's raised
+    recursion limit): :func:`recompute.core.boundedjson.loads`."""
+    return boundedjson.loads(text, what, UsageError, max_bytes=MAX_FILE, max_depth=MAX_DEPTH)
 
 
 def _source_path(path: object, origin: str) -> str:
@@ -166,34 +152,42 @@ def _settings(raw: Any, origin: str) -> dict[str, Any]:
 # ---- Sourcify -------------------------------------------------------------------------------
 
 def load_sourcify(folder: Path) -> VerifiedSource:
+    """The metadata's fields read here (each type-checked before use): ``language`` (a string,
+    Solidity), ``compiler.version``, ``settings`` (an object: the kept settings and
+    ``compilationTarget``), ``sources`` (an object of objects, each with a ``keccak256`` string
+    and perhaps its ``content`` string)."""
     origin = str(folder)
-    meta = _json(_read_text(folder / "metadata.json", origin), f"{origin}/metadata.json")
+    where = f"{origin}/metadata.json"
+    meta = _json(_read_text(folder / "metadata.json", origin), where)
     if not isinstance(meta, dict) or not isinstance(meta.get("sources"), dict):
-        raise UsageError(f"{origin}/metadata.json: not solc metadata (no 'sources' object)")
+        raise UsageError(f"{where}: not solc metadata (no 'sources' object)")
     if meta.get("language", "Solidity") != "Solidity":
         raise UsageError(f"{origin}: only Solidity sources are compiled, not "
                          f"{str(meta.get('language'))[:20]}")
-    version, commit = parse_version((meta.get("compiler") or {}).get("version"),
-                                    f"{origin}/metadata.json")
+    compiler = meta.get("compiler")
+    if not isinstance(compiler, dict):
+        raise UsageError(f"{where}: compiler must be an object with the compiler's version")
+    solc = parse_version(compiler.get("version"), where)
     raw_settings = meta.get("settings")
-    settings = _settings(raw_settings if raw_settings is not None else {}, origin)
-    target = (raw_settings or {}).get("compilationTarget")
-    if not isinstance(target, dict) or len(target) != 1:
-        raise UsageError(f"{origin}/metadata.json: settings.compilationTarget must name one "
-                         "contract")
-    (target_path, target_name), = target.items()
+    if not isinstance(raw_settings, dict):
+        raise UsageError(f"{where}: settings must be an object")
+    settings = _settings(_with_input_libraries(raw_settings, origin), origin)
+    target_path, target_name = compilation_target(
+        raw_settings.get("compilationTarget"), "settings", where)
     if len(meta["sources"]) > MAX_SOURCES:
         raise UsageError(f"{origin}: {len(meta['sources'])} sources, more than {MAX_SOURCES}")
     sources = {}
     for path, entry in meta["sources"].items():
         path = _source_path(path, origin)
-        if isinstance(entry, dict) and isinstance(entry.get("content"), str):
-            text = entry["content"]
-        else:
-            text = _read_text(folder / "sources" / path, origin)
-        expected = entry.get("keccak256") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            raise UsageError(f"{where}: sources[{path[:80]!r}] must be an object")
+        content = entry.get("content")
+        if content is not None and not isinstance(content, str):
+            raise UsageError(f"{where}: sources[{path[:80]!r}].content must be a string")
+        text = content if content is not None else _read_text(folder / "sources" / path, origin)
+        expected = entry.get("keccak256")
         if not isinstance(expected, str):
-            raise UsageError(f"{origin}/metadata.json: source {path!r} has no keccak256")
+            raise UsageError(f"{where}: source {path!r} has no keccak256")
         got = "0x" + keccak256(text.encode("utf-8")).hex()
         if got != expected.lower():
             raise UsageError(f"{origin}: sources/{path} hashes to {got}, not the metadata's "
@@ -202,8 +196,31 @@ def load_sourcify(folder: Path) -> VerifiedSource:
     if target_path not in sources:
         raise UsageError(f"{origin}: the compilation target {target_path!r} is not among the "
                          "sources")
-    return VerifiedSource("sourcify", version, commit, _check_sources(sources, origin), settings,
-                          (target_path, str(target_name)), origin)
+    return VerifiedSource("sourcify", solc, _check_sources(sources, origin), settings,
+                          (target_path, target_name), origin)
+
+
+def _with_input_libraries(settings: dict[str, Any], origin: str) -> dict[str, Any]:
+    """The metadata's settings with its ``libraries`` in standard-JSON input's shape."""
+    if not settings.get("libraries"):
+        return settings
+    return {**settings, "libraries": _metadata_libraries(settings["libraries"], origin)}
+
+
+def _metadata_libraries(flat: Any, origin: str) -> dict[str, dict[str, str]]:
+    """solc metadata's ``settings.libraries`` is flat, ``{"path:Name": address}`` (or
+    ``{"Name": address}`` from old compilers); standard-JSON input wants ``{path: {Name:
+    address}}``."""
+    if not isinstance(flat, dict):
+        raise UsageError(f"{origin}/metadata.json: settings.libraries is not an object")
+    out: dict[str, dict[str, str]] = {}
+    for key, address in flat.items():
+        if not isinstance(address, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", address):
+            raise UsageError(f"{origin}/metadata.json: library {str(key)[:60]!r} has no address "
+                             f"(0x and 40 hex digits), got {str(address)[:50]!r}")
+        path, _, name = str(key).rpartition(":")
+        out.setdefault(path, {})[name] = address
+    return out
 
 
 # ---- Etherscan ------------------------------------------------------------------------------
@@ -221,7 +238,7 @@ def load_etherscan(path: Path, contract: str | None = None) -> VerifiedSource:
         raise UsageError(f"{origin}: the contract is not verified (empty SourceCode)")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]{0,127}", name):
         raise UsageError(f"{origin}: ContractName {str(name)[:40]!r} is not a contract name")
-    version, commit = parse_version(entry.get("CompilerVersion"), origin)
+    solc = parse_version(entry.get("CompilerVersion"), origin)
     if str(entry.get("CompilerVersion", "")).startswith("vyper"):
         raise UsageError(f"{origin}: a Vyper contract; only Solidity is compiled")
     stripped = code.strip()
@@ -241,7 +258,7 @@ def load_etherscan(path: Path, contract: str | None = None) -> VerifiedSource:
             sources = {f"{name}.sol": code}
         settings = _etherscan_settings(entry, sources, origin)
     _check_sources(sources, origin)
-    return VerifiedSource("etherscan", version, commit, sources, settings,
+    return VerifiedSource("etherscan", solc, sources, settings,
                           _find_target(sources, contract or name, origin), origin)
 
 
@@ -319,15 +336,22 @@ def detect(path: Path) -> str | None:
     return None
 
 
-def compile_storage_layout(source: VerifiedSource) -> tuple[dict[str, Any], str]:
-    """solc's storageLayout of the target contract, and the exact compiler that made it."""
-    package = find_solc(source.version)
-    output = compile_standard_json(package, source.standard_input(), source.version,
-                                   source.commit, source.origin)
+def compile_storage_layout(source: VerifiedSource,
+                           solc: str | None = None) -> tuple[dict[str, Any], str]:
+    """solc's storageLayout (``storage``, ``types``) of the target contract, read from the
+    compiler's output by the same validator as any solc output, and the exact compiler that
+    made it. ``solc``: the ``--solc`` places (recompute/layout/solc.py)."""
     if source.target is None:
         raise UsageError(f"{source.origin}: no contract to compile was named")
+    package = find_solc(source.solc, source.origin, solc)
+    output, ran = compile_standard_json(package, source.standard_input(), source.solc,
+                                        source.origin)
     path, name = source.target
-    layout = ((output.get("contracts") or {}).get(path) or {}).get(name, {}).get("storageLayout")
-    if not isinstance(layout, dict):
+    what = f"{source.origin}: solc {source.version}'s output"
+    if "contracts" not in output:
         raise UsageError(f"{source.origin}: solc produced no storage layout for {path}:{name}")
-    return layout, output["_solc_version"]
+    found = standard_json_layouts(output, what).get(f"{path}:{name}")
+    if found is None:
+        raise UsageError(f"{source.origin}: solc produced no storage layout for {path}:{name}")
+    storage, types = found
+    return {"storage": storage, "types": types}, ran

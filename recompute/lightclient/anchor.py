@@ -11,10 +11,21 @@ participation of the last signature applied.
 
 from __future__ import annotations
 
-from recompute.core.anchor import AnchoredBlock, PayloadHeader, by_payload_header
+from typing import Any
+
+from recompute.core.anchor import AnchoredBlock, PayloadHeader, aged, by_payload_header
+from recompute.core.clock import SYSTEM, Clock, span
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.source import ProofSource
-from recompute.lightclient.sync import ExecutionHeader, LightClientStore
+from recompute.lightclient.sync import ExecutionHeader, LightClientStore, execution_header
+
+# consensus-specs phase0 §Configuration MIN_VALIDATOR_WITHDRAWABILITY_DELAY: the floor of
+# compute_weak_subjectivity_period (phase0 and electra weak-subjectivity guides: the period is
+# this plus a churn term that depends on the total stake, which a light client does not
+# know). A trusted root older than this many epochs is refused unless
+# --accept-old-checkpoint: a fixed bound never longer than the true period (about 3,500
+# epochs on mainnet since electra), so conservative: 27.3 hours on mainnet.
+MIN_VALIDATOR_WITHDRAWABILITY_DELAY = 256
 
 # The block tags a light client can answer (the execution API's names): ``safe`` is served
 # by the finalized block, which is at least as safe.
@@ -34,7 +45,8 @@ def payload_header(execution: ExecutionHeader) -> PayloadHeader:
     )
 
 
-def evidence(store: LightClientStore, trusted_root: bytes, pinned: ExecutionHeader) -> dict:
+def evidence(store: LightClientStore, trusted_root: bytes,
+             pinned: ExecutionHeader) -> dict[str, Any]:
     """What a light-client pin rests on, for the anchor's evidence."""
     finalized = store.finalized_header
     signers, size = store.last_participation or (None, None)
@@ -75,11 +87,68 @@ def choose(store: LightClientStore, block: int | str | None) -> tuple[ExecutionH
 
 
 def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: bytes,
-                    block: int | str | None = None) -> AnchoredBlock:
-    """Anchor ``block`` (see module doc) by a synced store; proofs come from ``source``."""
+                    block: int | str | None = None, clock: Clock = SYSTEM) -> AnchoredBlock:
+    """Anchor ``block`` (see module doc) by a synced store; proofs come from ``source``.
+
+    The header it starts from must be recent by ``clock`` (:func:`check_current`): a beacon
+    node that withholds updates keeps the store on an old, validly signed header, and that
+    must not pick the block a verdict is about. ``--block N`` below the finalized header is
+    final whatever the store's age: judged as asked, its age recorded."""
     pinned, down_to = choose(store, block)
+    if not (isinstance(block, int) and pinned.finalized):
+        check_current(store, pinned, clock)
     detail = evidence(store, trusted_root, pinned)
     if not isinstance(block, int):  # a tag (finalized, safe, latest): who decided its block
         detail["tag"] = block or "finalized"
         detail["tag_decided_by"] = "light-client"
-    return by_payload_header(source, payload_header(pinned), detail, down_to)
+    return aged(by_payload_header(source, payload_header(pinned), detail, down_to), clock)
+
+
+def check_current(store: LightClientStore, pinned: ExecutionHeader, clock: Clock) -> None:
+    """``stale-anchor`` naming the lag when ``pinned`` is older than the clock allows: the
+    finalized header by ``clock.max_anchor_age``, the optimistic one by the much smaller
+    ``clock.max_head_age``. The age is the execution payload's timestamp, which the sync
+    committee signed (through the execution branch) and which on a real chain is the slot's
+    time (bellatrix beacon-chain §process_execution_payload: ``payload.timestamp ==
+    compute_timestamp_at_slot(state, state.slot)``); the lag in slots is the current slot
+    (phase0 fork-choice §get_current_slot, from the network's genesis time) minus the
+    header's."""
+    if pinned.finalized:
+        bound, option, what = clock.max_anchor_age, "--max-anchor-age", "finalized"
+    else:
+        bound, option, what = clock.max_head_age, "--max-head-age", "optimistic"
+    age = clock.age(pinned.timestamp)
+    if age <= bound:
+        return
+    network = store.network
+    slots = ""
+    if network.genesis_time:  # a network whose slots follow its genesis time
+        lag = network.slot_at_time(clock.now()) - pinned.beacon_slot
+        slots = f", {lag} slots behind the current slot"
+    clock.check_fresh(pinned.timestamp, bound,
+                      f"the light client's {what} block {pinned.block_number} (beacon slot "
+                      f"{pinned.beacon_slot}{slots})", option)
+
+
+def weak_subjectivity_seconds(store: LightClientStore) -> int:
+    network = store.network
+    return MIN_VALIDATOR_WITHDRAWABILITY_DELAY * network.slots_per_epoch * network.seconds_per_slot
+
+
+def check_checkpoint(store: LightClientStore, clock: Clock, what: str = "trusted root") -> None:
+    """A store bootstrapped from (or resumed at) a header older than the weak-subjectivity
+    period is refused (``stale-anchor``) unless ``clock.accept_old_checkpoint``: past it, a
+    committee that has since withdrawn its stake could sign another history unpunished
+    (consensus-specs phase0 weak-subjectivity guide)."""
+    if clock.accept_old_checkpoint:
+        return
+    header = execution_header(store.network, store.finalized_header, finalized=True)
+    bound = weak_subjectivity_seconds(store)
+    age = clock.age(header.timestamp)
+    if age > bound:
+        raise Unverifiable(
+            "stale-anchor",
+            f"the {what} (beacon slot {header.beacon_slot}, block {header.block_number}) is "
+            f"{span(age)} old by the {clock.kind} clock, more than the weak-subjectivity bound "
+            f"{span(bound)} ({MIN_VALIDATOR_WITHDRAWABILITY_DELAY} epochs): take a recent "
+            "trusted root, or give --accept-old-checkpoint if you know this one is safe")

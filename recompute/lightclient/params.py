@@ -14,12 +14,13 @@ a case's ``config.json``, :func:`load_network` reads ``--network FILE``.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from recompute.core.boundedjson import loads as bounded_loads
 from recompute.lightclient.errors import UsageError, one_line
 
 # Every fork the beacon chain has named, in activation order (consensus-specs `specs/`).
@@ -220,10 +221,8 @@ def load_network(path: str | Path) -> Network:
         raise UsageError(f"cannot read network file {file}: {reason}") from None
     if len(raw) > MAX_NETWORK_FILE_BYTES:
         raise UsageError(f"network file {file} is larger than {MAX_NETWORK_FILE_BYTES} bytes")
-    try:
-        document = json.loads(raw)
-    except (ValueError, RecursionError) as error:
-        raise UsageError(f"network file {file} is not JSON: {one_line(str(error), 80)}") from None
+    document = bounded_loads(raw, f"network file {file}", UsageError,
+                             max_bytes=MAX_NETWORK_FILE_BYTES)  # depth bounded before parsing
     return network_from_json(document, file.stem)
 
 
@@ -304,7 +303,7 @@ def _check_schedule(forks: tuple[Fork, ...]) -> None:
         raise UsageError(f"network.forks: no fork with light-client data ({', '.join(LC_FORKS)})")
 
 
-def _int(doc: dict, key: str, low: int, high: int, default: int | None,
+def _int(doc: dict[str, Any], key: str, low: int, high: int, default: int | None,
          where: str = "network") -> int:
     value = doc.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -14,7 +14,10 @@ execution branch is checked again on load.
 
 from __future__ import annotations
 
-from recompute.lightclient.errors import UsageError, one_line
+from typing import Any, cast
+
+from recompute.core.schema import Record, Text, check
+from recompute.lightclient.errors import UsageError
 from recompute.lightclient.params import LC_FORKS, Network
 from recompute.lightclient.proofs import is_valid_light_client_header
 from recompute.lightclient.ssz import (
@@ -29,19 +32,25 @@ from recompute.lightclient.sync import LightClientStore
 
 FORMAT = "recompute-lc-store.v1"
 MAX_STORE_BYTES = 1 << 20  # a mainnet store (two 512-key committees) is ~110 KiB
-_KEYS = {"format", "network", "genesis_validators_root", "trusted_root", "version",
-         "finalized_header", "current_sync_committee", "next_sync_committee"}
+_ROOT = Text(r"0x[0-9a-fA-F]{64}", "a 0x root of 32 bytes")
+_SHAPE = Record({"format": Text(choices=(FORMAT,)), "network": Text(max_length=40),
+                 "genesis_validators_root": _ROOT, "trusted_root": _ROOT,
+                 "version": Text(choices=LC_FORKS),
+                 # decoded field by field by the beacon API decoders (ssz._header, _committee)
+                 "finalized_header": Record(open=True),
+                 "current_sync_committee": Record(open=True),
+                 "next_sync_committee": Record(open=True)})
 
 
 def _hex(data: bytes) -> str:
     return "0x" + bytes(data).hex()
 
 
-def header_json(header: LightClientHeader, version: str) -> dict:
+def header_json(header: LightClientHeader, version: str) -> dict[str, Any]:
     """A LightClientHeader in the beacon API's JSON form (the decoders' inverse)."""
     execution = header.execution
     names = CAPELLA_EXECUTION_FIELDS if version == "capella" else EXECUTION_FIELDS
-    out = {}
+    out: dict[str, str] = {}
     for name in names:
         value = getattr(execution, name)
         out[name] = str(int(value)) if isinstance(value, int) else _hex(bytes(value))
@@ -59,12 +68,12 @@ def header_json(header: LightClientHeader, version: str) -> dict:
     }
 
 
-def committee_json(committee: SyncCommittee) -> dict:
+def committee_json(committee: SyncCommittee) -> dict[str, Any]:
     return {"pubkeys": [_hex(key) for key in committee.pubkeys],
             "aggregate_pubkey": _hex(committee.aggregate_pubkey)}
 
 
-def store_to_json(store: LightClientStore, trusted_root: bytes) -> dict:
+def store_to_json(store: LightClientStore, trusted_root: bytes) -> dict[str, Any]:
     network = store.network
     version = network.fork_at_slot(store.finalized_header.slot).name
     return {
@@ -83,26 +92,24 @@ def store_from_json(document: object, network: Network, trusted_root: bytes,
                     where: str = "--lc-store") -> LightClientStore:
     """The store a :func:`store_to_json` document holds, for ``network`` and ``trusted_root``
     only. Every problem is one line (``UsageError``: the file is the user's)."""
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise UsageError(f"{where} is not a {FORMAT} document")
-    if set(document) != _KEYS:
-        raise UsageError(f"{where}: expected exactly the keys {', '.join(sorted(_KEYS))}")
+    check(document, _SHAPE, where)
+    document = cast(dict[str, Any], document)  # check() has walked it against _SHAPE
     if document["trusted_root"] != _hex(trusted_root):
-        raise UsageError(f"{where} was synced from trusted root "
-                         f"{one_line(str(document['trusted_root']), 70)}, not "
-                         f"{_hex(trusted_root)}: give its root, or another --lc-store")
-    if (document["network"] != network.name
-            or document["genesis_validators_root"] != _hex(network.genesis_validators_root)):
-        raise UsageError(f"{where} is for network {one_line(str(document['network']), 40)}, "
-                         f"not {network.name}")
+        raise UsageError(f'{where}: field "trusted_root": the store was synced from trusted root '
+                         f"{document['trusted_root']}, not {_hex(trusted_root)}: give its root, "
+                         "or another --lc-store")
+    if document["network"] != network.name:
+        raise UsageError(f'{where}: field "network": the store is for network '
+                         f"{document['network']}, not {network.name}")
+    if document["genesis_validators_root"] != _hex(network.genesis_validators_root):
+        raise UsageError(f'{where}: field "genesis_validators_root": not the one of network '
+                         f"{network.name}")
     version = document["version"]
-    if version not in LC_FORKS:
-        raise UsageError(f"{where}: version {one_line(str(version), 20)!r} is not one of "
-                         f"{', '.join(LC_FORKS)}")
     try:
         header = _header(document["finalized_header"], f"{where}.finalized_header", version)
         if network.fork_at_slot(header.slot).name != version:
-            raise UsageError(f"{where}: the finalized header's fork is not {version!r}")
+            raise UsageError(f'{where}: field "version": the finalized header\'s fork is not '
+                             f"{version!r}")
         current = _committee(document["current_sync_committee"],
                              f"{where}.current_sync_committee", network)
         following = _committee(document["next_sync_committee"],
@@ -112,7 +119,8 @@ def store_from_json(document: object, network: Network, trusted_root: bytes,
     except Exception as error:  # the decoders' rpc-malformed: here a bad file
         raise UsageError(f"{where}: {getattr(error, 'detail', error)}") from None
     if not is_valid_light_client_header(network, header):
-        raise UsageError(f"{where}: the finalized header's execution branch does not verify")
+        raise UsageError(f'{where}: field "finalized_header": its execution branch does not '
+                         "verify")
     return LightClientStore(network=network, finalized_header=header,
                             current_sync_committee=current, next_sync_committee=following,
                             optimistic_header=header)

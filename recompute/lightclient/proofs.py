@@ -37,7 +37,7 @@ def floorlog2(value: int) -> int:
 
 def get_subtree_index(gindex: int) -> int:
     """altair sync-protocol §get_subtree_index."""
-    return gindex % 2 ** floorlog2(gindex)
+    return int(gindex % 2 ** floorlog2(gindex))  # int: mypy types int ** int as Any
 
 
 def is_valid_merkle_branch(leaf: bytes, branch: Sequence[bytes], depth: int, index: int,

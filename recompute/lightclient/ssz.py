@@ -19,10 +19,18 @@ container class as types when the class is created.)
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import Any
 
-from remerkleable.basic import uint64, uint256
-from remerkleable.byte_arrays import ByteList, Bytes4, Bytes32, Bytes48, ByteVector
-from remerkleable.complex import Container, Vector
+# remerkleable ships no type information (no py.typed): its classes are Any to mypy
+from remerkleable.basic import uint64, uint256  # type: ignore[import-untyped]
+from remerkleable.byte_arrays import (  # type: ignore[import-untyped]
+    ByteList,
+    Bytes4,
+    Bytes32,
+    Bytes48,
+    ByteVector,
+)
+from remerkleable.complex import Container, Vector  # type: ignore[import-untyped]
 
 from recompute.lightclient.errors import malformed, one_line
 from recompute.lightclient.params import LC_FORKS, Network
@@ -31,7 +39,7 @@ from recompute.lightclient.params import LC_FORKS, Network
 # Containers (phase0 beacon-chain.md, capella/deneb beacon-chain.md, altair sync-protocol.md)
 
 
-class BeaconBlockHeader(Container):
+class BeaconBlockHeader(Container):  # type: ignore[misc]  # remerkleable is untyped
     slot: uint64
     proposer_index: uint64
     parent_root: Bytes32
@@ -39,7 +47,7 @@ class BeaconBlockHeader(Container):
     body_root: Bytes32
 
 
-class ExecutionPayloadHeaderCapella(Container):
+class ExecutionPayloadHeaderCapella(Container):  # type: ignore[misc]  # remerkleable is untyped
     """capella/beacon-chain.md §ExecutionPayloadHeader."""
 
     parent_hash: Bytes32
@@ -59,7 +67,7 @@ class ExecutionPayloadHeaderCapella(Container):
     withdrawals_root: Bytes32
 
 
-class ExecutionPayloadHeader(Container):
+class ExecutionPayloadHeader(Container):  # type: ignore[misc]  # remerkleable is untyped
     """deneb/beacon-chain.md §ExecutionPayloadHeader (electra and fulu keep it)."""
 
     parent_hash: Bytes32
@@ -85,17 +93,17 @@ CAPELLA_EXECUTION_FIELDS = tuple(ExecutionPayloadHeaderCapella.fields())
 EXECUTION_FIELDS = tuple(ExecutionPayloadHeader.fields())
 
 
-class Checkpoint(Container):
+class Checkpoint(Container):  # type: ignore[misc]  # remerkleable is untyped
     epoch: uint64
     root: Bytes32
 
 
-class ForkData(Container):
+class ForkData(Container):  # type: ignore[misc]  # remerkleable is untyped
     current_version: Bytes4
     genesis_validators_root: Bytes32
 
 
-class SigningData(Container):
+class SigningData(Container):  # type: ignore[misc]  # remerkleable is untyped
     object_root: Bytes32
     domain: Bytes32
 
@@ -104,14 +112,14 @@ class SigningData(Container):
 def sync_committee_type(size: int) -> type:
     """altair/beacon-chain.md §SyncCommittee for a preset's SYNC_COMMITTEE_SIZE."""
 
-    class SyncCommitteeSSZ(Container):
+    class SyncCommitteeSSZ(Container):  # type: ignore[misc]  # remerkleable is untyped
         pubkeys: Vector[Bytes48, size]
         aggregate_pubkey: Bytes48
 
     return SyncCommitteeSSZ
 
 
-def hash_tree_root(view) -> bytes:
+def hash_tree_root(view: Any) -> bytes:  # a remerkleable view (untyped)
     return bytes(view.hash_tree_root())
 
 
@@ -230,7 +238,7 @@ def decode_bootstrap(document: object, network: Network) -> LightClientBootstrap
     version, data = _envelope(document, "bootstrap")
     current_depth, _, _ = branch_depths(version)
     where = "bootstrap.data"
-    _keys(data, where, ("header", "current_sync_committee", "current_sync_committee_branch"))
+    data = _keys(data, where, ("header", "current_sync_committee", "current_sync_committee_branch"))
     return LightClientBootstrap(
         version=version,
         header=_header(data["header"], f"{where}.header", version),
@@ -247,9 +255,9 @@ def decode_update(document: object, network: Network, what: str = "update") -> L
     version, data = _envelope(document, what)
     _, next_depth, finality_depth = branch_depths(version)
     where = f"{what}.data"
-    _keys(data, where, ("attested_header", "next_sync_committee", "next_sync_committee_branch",
-                        "finalized_header", "finality_branch", "sync_aggregate",
-                        "signature_slot"))
+    data = _keys(data, where, ("attested_header", "next_sync_committee",
+                               "next_sync_committee_branch", "finalized_header",
+                               "finality_branch", "sync_aggregate", "signature_slot"))
     return LightClientUpdate(
         version=version,
         attested_header=_header(data["attested_header"], f"{where}.attested_header", version),
@@ -280,8 +288,8 @@ def decode_finality_update(document: object, network: Network) -> LightClientUpd
     version, data = _envelope(document, "finality_update")
     _, next_depth, finality_depth = branch_depths(version)
     where = "finality_update.data"
-    _keys(data, where, ("attested_header", "finalized_header", "finality_branch",
-                        "sync_aggregate", "signature_slot"))
+    data = _keys(data, where, ("attested_header", "finalized_header", "finality_branch",
+                               "sync_aggregate", "signature_slot"))
     return LightClientUpdate(
         version=version,
         attested_header=_header(data["attested_header"], f"{where}.attested_header", version),
@@ -301,7 +309,7 @@ def decode_optimistic_update(document: object, network: Network) -> LightClientU
     version, data = _envelope(document, "optimistic_update")
     _, next_depth, finality_depth = branch_depths(version)
     where = "optimistic_update.data"
-    _keys(data, where, ("attested_header", "sync_aggregate", "signature_slot"))
+    data = _keys(data, where, ("attested_header", "sync_aggregate", "signature_slot"))
     return LightClientUpdate(
         version=version,
         attested_header=_header(data["attested_header"], f"{where}.attested_header", version),
@@ -320,7 +328,7 @@ def empty_header() -> LightClientHeader:
                              (ZERO32,) * EXECUTION_BRANCH_DEPTH)
 
 
-def _envelope(document: object, where: str) -> tuple[str, dict]:
+def _envelope(document: object, where: str) -> tuple[str, dict[str, Any]]:
     if not isinstance(document, dict):
         raise malformed(f"{where}: expected a JSON object")
     for key in ("version", "data"):
@@ -337,7 +345,7 @@ def _envelope(document: object, where: str) -> tuple[str, dict]:
     return version, document["data"]
 
 
-def _keys(value: object, where: str, keys: tuple[str, ...]) -> dict:
+def _keys(value: object, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise malformed(f"{where}: expected a JSON object")
     missing = [key for key in keys if key not in value]
@@ -350,7 +358,7 @@ def _keys(value: object, where: str, keys: tuple[str, ...]) -> dict:
 
 
 def _header(value: object, where: str, version: str) -> LightClientHeader:
-    _keys(value, where, ("beacon", "execution", "execution_branch"))
+    value = _keys(value, where, ("beacon", "execution", "execution_branch"))
     beacon = _keys(value["beacon"], f"{where}.beacon",
                    ("slot", "proposer_index", "parent_root", "state_root", "body_root"))
     return LightClientHeader(
@@ -369,7 +377,7 @@ def _header(value: object, where: str, version: str) -> LightClientHeader:
 
 def _execution(value: object, where: str, version: str) -> ExecutionPayloadHeader:
     names = CAPELLA_EXECUTION_FIELDS if version == "capella" else EXECUTION_FIELDS
-    _keys(value, where, names)
+    value = _keys(value, where, names)
     kinds = dict(ExecutionPayloadHeader.fields())
     fields = {}
     for name in names:
@@ -386,7 +394,7 @@ def _execution(value: object, where: str, version: str) -> ExecutionPayloadHeade
 
 
 def _committee(value: object, where: str, network: Network) -> SyncCommittee:
-    _keys(value, where, ("pubkeys", "aggregate_pubkey"))
+    value = _keys(value, where, ("pubkeys", "aggregate_pubkey"))
     pubkeys = value["pubkeys"]
     size = network.sync_committee_size
     if not isinstance(pubkeys, list) or len(pubkeys) != size:
@@ -399,7 +407,7 @@ def _committee(value: object, where: str, network: Network) -> SyncCommittee:
 
 
 def _aggregate(value: object, where: str, network: Network) -> SyncAggregate:
-    _keys(value, where, ("sync_committee_bits", "sync_committee_signature"))
+    value = _keys(value, where, ("sync_committee_bits", "sync_committee_signature"))
     size = network.sync_committee_size
     packed = _bytes(value["sync_committee_bits"], f"{where}.sync_committee_bits", size // 8)
     return SyncAggregate(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from recompute.lightclient import bls
+from recompute.lightclient.bls import InvalidKey, fast_aggregate_verify
 from recompute.lightclient.errors import INVALID, Unverifiable, invalid
 from recompute.lightclient.params import LC_FORKS, Network
 from recompute.lightclient.proofs import (
@@ -311,8 +311,8 @@ def verify_sync_aggregate(network: Network, update: LightClientUpdate,
     message = sync_committee_signing_root(network, update.attested_header.beacon_root,
                                           update.signature_slot)
     try:
-        valid = bls.fast_aggregate_verify(signers, message, aggregate.signature)
-    except bls.InvalidKey as error:
+        valid = fast_aggregate_verify(signers, message, aggregate.signature)
+    except InvalidKey as error:
         raise invalid(f"{what}: a sync committee key fails KeyValidate ({error})") from None
     if not valid:
         raise invalid(f"{what}: sync committee signature does not verify ({len(signers)}/"

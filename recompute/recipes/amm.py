@@ -234,9 +234,7 @@ class LayerStatus(_StatusRecipe):
         return layer_status(head, requirements, checkpoint, demand, layer, now)
 
     def mistakes(self):
-        from recompute.recipes.amm_mistakes import layer_status_mistakes
-        return {"amm.pulse.no-deadline-change": _PulseAnchoredStatus(),
-                **layer_status_mistakes()}
+        return {"amm.pulse.no-deadline-change": _PulseAnchoredStatus()}
 
     def views(self, p):
         def compare(returned, derived):
@@ -291,9 +289,6 @@ class SignalStatus(_StatusRecipe):
     def signal(self, head, requirements, now):
         return signal_status(head, requirements, now)
 
-    def mistakes(self):
-        from recompute.recipes.amm_mistakes import signal_status_mistakes
-        return signal_status_mistakes()
 
     def views(self, p):
         def compare(returned, derived):
@@ -349,9 +344,6 @@ class StateRoot(Recipe):
     def root_version(self, head: dict) -> int:
         return head["stateVersion"]
 
-    def mistakes(self):
-        from recompute.recipes.amm_mistakes import state_root_mistakes
-        return state_root_mistakes()
 
     def views(self, p):
         head = ("(bool,address,uint8,uint32,uint32,uint64,uint64,bytes32,uint48,uint48,"
@@ -465,9 +457,7 @@ class RestoreClaim(Recipe):
         return restore_claim(record, root_at_restored, root_at_new)
 
     def mistakes(self):
-        from recompute.recipes.amm_mistakes import restore_claim_mistakes
-        return {"amm.restore.root-matches": _VersionOnlyRestoreClaim(),
-                **restore_claim_mistakes()}
+        return {"amm.restore.root-matches": _VersionOnlyRestoreClaim()}
 
 
 class _VersionOnlyRestoreClaim(RestoreClaim):
@@ -527,9 +517,6 @@ class Commitment(Recipe):
     def commitment(self, layer, schema, document, salt) -> bytes:
         return layer_commitment(layer, schema, document, salt)
 
-    def mistakes(self):
-        from recompute.recipes.amm_mistakes import commitment_mistakes
-        return commitment_mistakes()
 
 
 def _status_failed(status: str, healthy: tuple[str, ...], bad: str) -> str:
@@ -571,4 +558,12 @@ def _restore_failed(record: dict, checks: dict, root_at_restored: bytes,
 
 
 def _load_document(path: Path):
-    return load_file(path, str(path), UsageError)
+    """A layer document file: bounded JSON that JCS can canonicalise (I-JSON numbers, RFC 8785
+    §3.2.2.3), or one UsageError line naming the file."""
+    document = load_file(path, str(path), UsageError)
+    try:
+        jcs(document)
+    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        raise UsageError(f"{path}: JCS (RFC 8785) cannot canonicalise it: "
+                         f"{' '.join(str(exc).split())[:120]}") from None
+    return document

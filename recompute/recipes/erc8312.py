@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 from recompute.core.errors import UsageError
 from recompute.core.keccak import keccak256
+from recompute.layout.slots import mapping_slot, offset_slot
 from recompute.recipes.framework import (
     BOOL,
     INT,
@@ -110,11 +111,6 @@ def parse_shape(text: str) -> Shape:
     )
 
 
-def mapping_slot(key: bytes, slot: int) -> int:
-    """Solidity storage of ``mapping(bytes32 => T)`` at ``slot``: keccak256(key ‖ uint256(slot))."""
-    return int.from_bytes(keccak256(key + slot.to_bytes(32, "big")), "big")
-
-
 def cap_slots(key: bytes) -> tuple[int, int]:
     """``cap:N``: (reserved[key] at mapping slot 0, confirmed[key] at mapping slot 1)."""
     return mapping_slot(key, 0), mapping_slot(key, 1)
@@ -124,7 +120,7 @@ def struct_slots(key: bytes, shape: Shape) -> tuple[int, int]:
     """``struct:S:A:C``: (base+A, base+C) with base = keccak256(key ‖ uint256(S)), mod 2**256
     as the EVM adds slot numbers."""
     base = mapping_slot(key, shape.slot)
-    return (base + shape.aggregate) % WORD, (base + shape.cap_offset) % WORD
+    return offset_slot(base, shape.aggregate), offset_slot(base, shape.cap_offset)
 
 
 def cap_conservation(aggregate: int, cap: int) -> dict:

@@ -310,17 +310,34 @@ def register(cls: type[Recipe]) -> type[Recipe]:
     return cls
 
 
+def _environment_paths() -> list[str]:
+    env = os.environ.get("RECOMPUTE_RECIPES")
+    return [p for p in env.split(os.pathsep) if p] if env else []
+
+
+def named_recipe_paths(given: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The recipe modules and folders the user named: ``given`` (``--recipes PATH`` values),
+    then ``$RECOMPUTE_RECIPES``, each resolved (realpath), in order, once. Recipe code runs
+    only from these: a file the user is handed (a checks.toml) may declare the code it needs,
+    never add to it."""
+    out: list[str] = []
+    for path in [*given, *_environment_paths()]:
+        real = os.path.realpath(path)
+        if real not in out:
+            out.append(real)
+    return out
+
+
 def load_recipes(extra: list[str] | None = None) -> dict[str, Recipe]:
-    """The bundled recipes (package ``recipes``) plus a user's modules or folders."""
+    """The bundled recipes (package ``recipes``) plus a user's modules or folders: ``extra``
+    (paths the user named: ``--recipes``) and ``$RECOMPUTE_RECIPES``. Never pass a path read
+    from a file here (:func:`named_recipe_paths`)."""
     import pkgutil
 
     bundled = importlib.import_module("recompute.recipes")
     for info in pkgutil.iter_modules(bundled.__path__):
         importlib.import_module(f"recompute.recipes.{info.name}")
-    paths = list(extra or [])
-    env = os.environ.get("RECOMPUTE_RECIPES")
-    if env:
-        paths += [p for p in env.split(os.pathsep) if p]
+    paths = list(extra or []) + _environment_paths()
     for path in paths:
         _load_user_module(Path(path))
     return dict(sorted(_REGISTRY.items()))

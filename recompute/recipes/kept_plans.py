@@ -133,7 +133,7 @@ class KeptPlan:
             kept = at.after(answer)
             if kept is not None:
                 then = kept[1]
-                if then.__class__ is Inputs:
+                if isinstance(then, Inputs):
                     raise StopIteration(self.derive(then))  # type: ignore[arg-type]
                 self.trail.append(kept)
                 self.at = then
@@ -156,7 +156,7 @@ class KeptPlan:
     def _went(self, step: Any, at: Round | None, answer: Any) -> Reads:
         """Keep where the reads went after ``answer`` at ``at`` (the first round when ``at``
         is None); the request, or StopIteration with this block's Derivation."""
-        if step.__class__ is Inputs:
+        if isinstance(step, Inputs):
             if at is not None:
                 at.add(answer, step)
             raise StopIteration(self.derive(step))

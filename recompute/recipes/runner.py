@@ -216,17 +216,6 @@ class Runner:
             return self.receipts_at(request)
         raise TypeError(f"{recipe.name} yielded {request!r}")
 
-    def run(self, recipe: Recipe, params: dict) -> Derivation:
-        """Drive one plan to its Derivation (no batching; see :func:`step_many`)."""
-        plan = recipe.plan(params, Clock(self.block.number, self.block.timestamp))
-        answer = None
-        while True:
-            try:
-                request = plan.send(answer)
-            except StopIteration as done:
-                return done.value
-            answer = self.answer(request, recipe)
-
 
 def read_entries(address: bytes, result, known: dict[int, int],
                  below: AnchoredBlock | None = None) -> list[ReadEntry]:
@@ -336,11 +325,6 @@ def bloom_has(bloom: bytes, bits: tuple[tuple[int, int], ...]) -> bool:
     return all(bloom[byte] & mask for byte, mask in bits)
 
 
-def bloom_may_contain(bloom: bytes, item: bytes) -> bool:
-    """Whether ``bloom`` may hold ``item`` (a bloom has false positives, never negatives)."""
-    return bloom_has(bloom, bloom_bits(item))
-
-
 # ---- one step: recipe + expectations + views -> outcome ----------------------------------
 
 
@@ -434,7 +418,7 @@ def _carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     block's clock. Output is the rounds' own (the lines' bytes: same values, entries, digest)."""
     done = []
     for i, plan in enumerate(plans):
-        if plan.__class__ is not KeptPlan or plan.memo.last is None:
+        if not isinstance(plan, KeptPlan) or plan.memo.last is None:
             continue
         source, kept, leaf = plan.memo.last
         if source is not block.source:
@@ -462,7 +446,7 @@ def _remember(block: AnchoredBlock, jobs: list[Job], plans: list, runners: list[
     a KeptTrace, the Inputs it ended with) when every round was answered from a kept read at
     this block and it ended in a derivation, else None (the next block runs the rounds)."""
     for job, plan, runner, result in zip(jobs, plans, runners, results, strict=True):
-        if plan.__class__ is not KeptPlan or not plan.sends:
+        if not isinstance(plan, KeptPlan) or not plan.sends:
             continue  # not a kept plan, or answered whole (its last is still the same)
         kept = runner.kept_reads
         root = kept[0][1][0] if kept else None  # the storageRoot at this block: every

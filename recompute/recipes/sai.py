@@ -368,9 +368,6 @@ class Member(Recipe):
     def view(self, member: dict, record: dict) -> dict:
         return member_view(member, record)
 
-    def mistakes(self):
-        from recompute.recipes.sai_mistakes import member_mistakes
-        return member_mistakes()
 
     def views(self, p):
         def compare(returned, derived):
@@ -455,9 +452,6 @@ class Roster(Recipe):
     def roster(self, record, min_members, roles, members, stored) -> dict:
         return roster_from_records(record, min_members, roles, members, stored)
 
-    def mistakes(self):
-        from recompute.recipes.sai_mistakes import roster_mistakes
-        return roster_mistakes()
 
     def views(self, p):
         return [ViewCheck("rosterMet(bytes32)", (_swarm_topic(p),), ("bytes32",), ("bool",),
@@ -509,9 +503,6 @@ class Revision(Recipe):
     def judge(self, result: dict) -> tuple[bool, bool]:
         return result["increased"], result["consistent"]
 
-    def mistakes(self):
-        from recompute.recipes.sai_mistakes import revision_mistakes
-        return revision_mistakes()
 
     def views(self, p):
         return [ViewCheck("getSwarm(bytes32)", (_swarm_topic(p),), ("bytes32",), (SWARM_TUPLE,),
@@ -560,9 +551,6 @@ class Charter(Recipe):
     def check(self, pack: dict, record: dict, objective_hash: bytes) -> dict:
         return charter_check(pack, record, objective_hash)
 
-    def mistakes(self):
-        from recompute.recipes.sai_mistakes import charter_mistakes
-        return charter_mistakes()
 
     def views(self, p):
         return [ViewCheck("getSwarm(bytes32)", (_swarm_topic(p),), ("bytes32",), (SWARM_TUPLE,),

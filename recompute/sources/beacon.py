@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, NoReturn
 from urllib.parse import urlparse
 
 import requests
@@ -104,12 +106,12 @@ def _watched_adapter(watch: _Watch) -> HTTPAdapter:
     request is sent (before the response headers are read)."""
 
     class Connection(HTTPConnection):
-        def request(self, *args, **kwargs):
+        def request(self, *args: Any, **kwargs: Any) -> None:
             super().request(*args, **kwargs)
             watch.attach(self.sock)
 
     class SecureConnection(HTTPSConnection):
-        def request(self, *args, **kwargs):
+        def request(self, *args: Any, **kwargs: Any) -> None:
             super().request(*args, **kwargs)
             watch.attach(self.sock)
 
@@ -120,7 +122,7 @@ def _watched_adapter(watch: _Watch) -> HTTPAdapter:
         ConnectionCls = SecureConnection
 
     class Adapter(HTTPAdapter):
-        def init_poolmanager(self, *args, **kwargs):
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
             super().init_poolmanager(*args, **kwargs)
             self.poolmanager.pool_classes_by_scheme = {"http": Pool, "https": SecurePool}
 
@@ -154,7 +156,7 @@ class BeaconClient:
     def __enter__(self) -> BeaconClient:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- endpoints ---------------------------------------------------------------------
@@ -196,13 +198,14 @@ class BeaconClient:
 
     # -- transport -----------------------------------------------------------------------
 
-    def get_json(self, path: str, params: dict | None = None, unknown: str = "rpc-error"):
+    def get_json(self, path: str, params: dict[str, Any] | None = None,
+                 unknown: str = "rpc-error") -> Any:
         """GET ``path`` and parse the body as bounded JSON. ``unknown`` is the reason for a
         404 (``block-unknown`` where the path names a block)."""
         where = f"{self.url}{path}"
         return parse_bounded_json(self._get(path, params, unknown, where), where)
 
-    def _get(self, path: str, params: dict | None, unknown: str, where: str) -> bytes:
+    def _get(self, path: str, params: dict[str, Any] | None, unknown: str, where: str) -> bytes:
         self.requests += 1
         watch = self._watch
         watch.expired = False
@@ -220,7 +223,7 @@ class BeaconClient:
                 raise self._late(where) from None
             raise
         except Exception as error:  # requests' and urllib3's transport errors, OSError
-            if watch.expired:
+            if watch.expired or isinstance(error, requests.Timeout | socket.timeout):
                 raise self._late(where) from None
             raise Unverifiable("rpc-unreachable", one_line(
                 f"{where} did not answer: {type(error).__name__}; check the URL and that the "
@@ -233,7 +236,8 @@ class BeaconClient:
         return Unverifiable("rpc-unreachable", f"{where}: no complete answer within "
                             f"{self.timeout:g} s")
 
-    def _exchange(self, path: str, params: dict | None, unknown: str, where: str) -> bytes:
+    def _exchange(self, path: str, params: dict[str, Any] | None, unknown: str,
+                  where: str) -> bytes:
         response = self._session.get(
             self.url + path, params=params, stream=True, allow_redirects=False,
             headers={"Accept": "application/json", "Accept-Encoding": "identity"},
@@ -260,7 +264,7 @@ class BeaconClient:
             response.close()
 
 
-def _status_error(response, where: str, unknown: str) -> Unverifiable:
+def _status_error(response: requests.Response, where: str, unknown: str) -> Unverifiable:
     message = ""
     try:
         text = response.raw.read1(4096, decode_content=False)
@@ -275,14 +279,14 @@ def _status_error(response, where: str, unknown: str) -> Unverifiable:
     return Unverifiable(reason, one_line(f"{where}: HTTP {response.status_code}{message}"))
 
 
-def parse_bounded_json(raw: bytes, where: str, max_depth: int = MAX_JSON_DEPTH):
+def parse_bounded_json(raw: bytes, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Parse untrusted JSON after checking its nesting depth (so the parser's recursion is
     bounded: :mod:`recompute.core.boundedjson`); no NaN/Infinity, no duplicate keys."""
     return bounded_loads(raw, where, malformed, max_depth=max_depth,
                          object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 
 
-def _no_duplicates(pairs):
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = {}
     for key, value in pairs:
         if key in result:
@@ -291,7 +295,7 @@ def _no_duplicates(pairs):
     return result
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise malformed(f"JSON constant {name} is not allowed")
 
 
@@ -309,10 +313,15 @@ def _hex(value: object, where: str, size: int) -> bytes:
 
 def sync_light_client(client: BeaconClient, network: Network, trusted_block_root: bytes, *,
                       current_slot: int, check_genesis: bool = True,
-                      resume: LightClientStore | None = None) -> LightClientStore:
+                      resume: LightClientStore | None = None,
+                      check_start: Callable[[LightClientStore], None] | None = None,
+                      ) -> LightClientStore:
     """Bootstrap from ``trusted_block_root`` (or go on from ``resume``, a store synced from
     it earlier: recompute.lightclient.persist) and follow the sync committee up to
     ``current_slot``'s period, then apply the node's latest finality and optimistic updates.
+
+    ``check_start`` is called with the store it starts from, before any update is asked for
+    (the weak-subjectivity check of recompute.lightclient.anchor.check_checkpoint).
 
     Returns the store; ``store.finalized_execution()`` is the pinned execution block.
     Raises ``Unverifiable`` when the node's data does not verify (``invalid-consensus-
@@ -327,6 +336,8 @@ def sync_light_client(client: BeaconClient, network: Network, trusted_block_root
     else:
         store = bootstrap(trusted_block_root, client.bootstrap(trusted_block_root, network),
                           network)
+    if check_start is not None:
+        check_start(store)
     return catch_up(client, store, current_slot=current_slot)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any, TypeVar
 
 from recompute.core.source import BlockRef
 from recompute.sources.live import LiveSource
@@ -34,12 +35,19 @@ _HEADERS = 8192
 _RECEIPTS = 512
 
 
-class _Lru(OrderedDict):
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+# an account's proof as first answered, and its storage entries by slot
+_Account = tuple[dict[str, Any], dict[int, Any]]
+
+
+class _Lru(OrderedDict[_K, _V]):
     def __init__(self, size: int):
         super().__init__()
         self.size = size
 
-    def put(self, key, value) -> None:
+    def put(self, key: _K, value: _V) -> None:
         self[key] = value
         self.move_to_end(key)
         while len(self) > self.size:
@@ -53,10 +61,12 @@ class SharedSource:
         self.live = live
         self.label = live.label
         self.endpoint = live.endpoint
+        self.addresses = live.addresses
         self._lock = threading.Lock()
-        self._proofs: _Lru = _Lru(_PROOF_BLOCKS)  # block hash -> {address: _Account}
-        self._headers: _Lru = _Lru(_HEADERS)
-        self._receipts: _Lru = _Lru(_RECEIPTS)
+        # block hash -> {address: _Account}
+        self._proofs: _Lru[bytes, dict[bytes, _Account]] = _Lru(_PROOF_BLOCKS)
+        self._headers: _Lru[bytes, dict[str, Any]] = _Lru(_HEADERS)
+        self._receipts: _Lru[bytes, list[Any]] = _Lru(_RECEIPTS)
         self.proof_calls = 0  # eth_getProof requests sent, for metrics and benchmarks
 
     @property
@@ -71,10 +81,10 @@ class SharedSource:
     def block_number(self) -> int:
         return self.live.block_number()
 
-    def block_by_number(self, number: BlockRef) -> dict | None:
+    def block_by_number(self, number: BlockRef) -> dict[str, Any] | None:
         return self.live.block_by_number(number)
 
-    def transaction_receipt(self, tx_hash: str) -> dict | None:
+    def transaction_receipt(self, tx_hash: str) -> dict[str, Any] | None:
         return self.live.transaction_receipt(tx_hash)
 
     def call(self, to: bytes, data: bytes, block_hash: bytes) -> bytes:
@@ -82,7 +92,7 @@ class SharedSource:
 
     # ---- by hash (immutable answers) -----------------------------------------------------
 
-    def block_by_hash(self, block_hash: bytes) -> dict | None:
+    def block_by_hash(self, block_hash: bytes) -> dict[str, Any] | None:
         with self._lock:
             held = self._headers.get(block_hash)
         if held is not None:
@@ -93,7 +103,7 @@ class SharedSource:
                 self._headers.put(block_hash, answer)
         return answer
 
-    def block_receipts(self, block_hash: bytes) -> list | None:
+    def block_receipts(self, block_hash: bytes) -> list[Any] | None:
         with self._lock:
             held = self._receipts.get(block_hash)
         if held is not None:
@@ -110,7 +120,7 @@ class SharedSource:
         """Fetch, in one request, every slot of ``slots`` not held yet for this block."""
         self.get_proof(address, slots, block_hash)
 
-    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
+    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict[str, Any]:
         with self._lock:
             accounts = self._proofs.get(block_hash)
             if accounts is None:

@@ -17,6 +17,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import rlp
 from rlp.codec import consume_length_prefix
@@ -25,7 +26,7 @@ from recompute.core.header import Header
 from recompute.data import FIXTURE_CHAIN
 
 
-def read_exchanges(path: Path) -> list[tuple[dict, dict]]:
+def read_exchanges(path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """The (request, response) pairs of one ``.io`` file."""
     pairs, request = [], None
     for line in path.read_text().splitlines():
@@ -62,15 +63,15 @@ class FixtureChain:
             "result"
         ]
         # eth_getBlockReceipts answers by block number, as geth gave them
-        self.receipts: dict[int, list] = {}
+        self.receipts: dict[int, list[Any]] = {}
         for name in ("get-block-receipts-n.io", "get-block-receipts-latest.io"):
             for _, response in read_exchanges(self.directory / "eth_getBlockReceipts" / name):
                 result = response.get("result")
                 if result:
                     self.receipts[int(result[0]["blockNumber"], 16)] = result
         # (address, block number) -> recorded account answer; slots -> storageProof entry
-        self.accounts: dict[tuple[str, int], dict] = {}
-        self.slots: dict[tuple[str, int], dict[int, dict]] = {}
+        self.accounts: dict[tuple[str, int | None], dict[str, Any]] = {}
+        self.slots: dict[tuple[str, int | None], dict[int, dict[str, Any]]] = {}
         for io in sorted((self.directory / "eth_getProof").glob("*.io")):
             for request, response in read_exchanges(io):
                 result = response.get("result")
@@ -83,7 +84,7 @@ class FixtureChain:
                 for entry in result.get("storageProof", []):
                     self.slots.setdefault(key, {})[int(entry["key"], 16)] = entry
 
-    def resolve(self, ref) -> int | None:
+    def resolve(self, ref: Any) -> int | None:
         if isinstance(ref, dict):
             ref = ref.get("blockHash") or ref.get("blockNumber")
         if ref in (None, "latest", "safe", "finalized"):
@@ -95,14 +96,14 @@ class FixtureChain:
             return header.number if header else None
         return int(ref, 16)
 
-    def answer(self, method: str, params: list):
+    def answer(self, method: str, params: list[Any]) -> Any:
         if method == "eth_chainId":
             return self.chain_id
         if method == "eth_blockNumber":
             return hex(self.latest)
         if method in ("eth_getBlockByNumber", "eth_getBlockByHash"):
             number = self.resolve(params[0])
-            header = self.by_number.get(number)
+            header = self.by_number.get(number) if number is not None else None
             return header.to_rpc() if header else None
         if method == "eth_getBlockReceipts":
             number = self.resolve(params[0])
@@ -132,21 +133,24 @@ class FixtureChain:
 class FixtureNode:
     """``with FixtureNode(dir) as node: node.url`` serves the recorded chain."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, port: int = 0):
         self.chain = FixtureChain(directory)
+        self.port = port  # 0: any free port
         self.requests = 0
         self._server: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the fixture node is not started")
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> FixtureNode:
         node = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's naming)
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 node.requests += 1
                 reply = {"jsonrpc": "2.0", "id": body.get("id")}
@@ -161,10 +165,10 @@ class FixtureNode:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, *args):
+            def log_message(self, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -177,16 +181,17 @@ class FixtureNode:
     def __enter__(self) -> FixtureNode:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
-def main() -> None:  # pragma: no cover - a convenience for the README's worked example
+def main() -> None:  # pragma: no cover - a convenience for the docs' worked example
 
     parser = argparse.ArgumentParser(description="Serve the recorded go-ethereum fixtures.")
     parser.add_argument("--dir", default=str(FIXTURE_CHAIN))
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: free)")
     args = parser.parse_args()
-    with FixtureNode(Path(args.dir)) as node:
+    with FixtureNode(Path(args.dir), args.port) as node:
         print(node.url, flush=True)
         try:
             while True:

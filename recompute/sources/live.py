@@ -7,10 +7,12 @@ JSON; :mod:`recompute.core.anchor` and :mod:`recompute.core.prover` decide what 
 
 from __future__ import annotations
 
+from typing import Any
+
 from recompute.core.errors import malformed
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.source import BlockRef
-from recompute.sources.rpc import RpcClient, normalise_url
+from recompute.sources.rpc import RpcClient, endpoint_addresses, normalise_url
 
 
 class LiveSource:
@@ -30,6 +32,11 @@ class LiveSource:
     def calls(self) -> int:
         return self.client.calls
 
+    def addresses(self) -> frozenset[tuple[str, int]]:
+        """The (address, port) pairs this endpoint's host resolves to (a quorum's hosts must
+        differ: :func:`recompute.core.anchor.distinct_endpoints`)."""
+        return endpoint_addresses(self.client.url)
+
     def chain_id(self) -> int:
         if self._chain_id is None:
             answer = self.client.request("eth_chainId", [])
@@ -40,20 +47,20 @@ class LiveSource:
         answer = self.client.request("eth_blockNumber", [])
         return parse_quantity(answer, "eth_blockNumber", malformed, bits=64)
 
-    def block_by_number(self, number: BlockRef) -> dict | None:
+    def block_by_number(self, number: BlockRef) -> dict[str, Any] | None:
         tag = number if isinstance(number, str) else hex(number)
         return self._block("eth_getBlockByNumber", tag)
 
-    def block_by_hash(self, block_hash: bytes) -> dict | None:
+    def block_by_hash(self, block_hash: bytes) -> dict[str, Any] | None:
         return self._block("eth_getBlockByHash", "0x" + block_hash.hex())
 
-    def _block(self, method: str, ref: str) -> dict | None:
+    def _block(self, method: str, ref: str) -> dict[str, Any] | None:
         answer = self.client.request(method, [ref, False])
         if answer is not None and not isinstance(answer, dict):
             raise malformed(f"{self.label} {method}: the block is not a JSON object")
         return answer
 
-    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
+    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict[str, Any]:
         keys = [f"0x{slot:064x}" for slot in slots]
         answer = self.client.request(
             "eth_getProof",
@@ -63,13 +70,13 @@ class LiveSource:
             raise malformed(f"{self.label} eth_getProof: the answer is not a JSON object")
         return answer
 
-    def block_receipts(self, block_hash: bytes) -> list | None:
+    def block_receipts(self, block_hash: bytes) -> list[Any] | None:
         answer = self.client.request("eth_getBlockReceipts", ["0x" + block_hash.hex()])
         if answer is not None and not isinstance(answer, list):
             raise malformed(f"{self.label} eth_getBlockReceipts: the answer is not a list")
         return answer
 
-    def transaction_receipt(self, tx_hash: str) -> dict | None:
+    def transaction_receipt(self, tx_hash: str) -> dict[str, Any] | None:
         answer = self.client.request("eth_getTransactionReceipt", [tx_hash])
         if not isinstance(answer, dict):
             raise malformed(f"{self.label} eth_getTransactionReceipt {tx_hash}: no receipt")

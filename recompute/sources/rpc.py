@@ -10,12 +10,16 @@ depth before it is parsed (:mod:`recompute.core.boundedjson`).
 
 from __future__ import annotations
 
+import functools
 import http.client
+import ipaddress
 import itertools
 import json
 import re
+import socket
 import threading
 import time
+from typing import Any
 from urllib.parse import urlparse
 
 from recompute.core.boundedjson import loads as bounded_loads
@@ -60,11 +64,34 @@ def normalise_url(url: str) -> str:
     the default port made explicit, a trailing ``/`` dropped (README §Trust model, quorum)."""
     parsed = urlparse(check_url(url))
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    host = parsed.hostname.lower()
+    host = (parsed.hostname or "").lower()  # check_url: there is one
     host = f"[{host}]" if ":" in host else host
     path = parsed.path.rstrip("/")
     query = f"?{parsed.query}" if parsed.query else ""
     return f"{parsed.scheme.lower()}://{host}:{port}{path}{query}"
+
+
+@functools.lru_cache(maxsize=256)
+def endpoint_addresses(url: str) -> frozenset[tuple[str, int]]:
+    """Every (address, port) a URL's host resolves to (getaddrinfo), for telling the hosts of
+    a quorum apart: ``localhost`` and ``127.0.0.1`` are one host (README §Trust model,
+    quorum). A name that does not resolve is one UsageError line."""
+    parsed = urlparse(check_url(url))
+    host = parsed.hostname
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"--rpc {url}: the host {host!r} does not resolve ({reason}); a "
+                         "quorum compares the addresses of its endpoints") from None
+    out = set()
+    for *_, sockaddr in found:
+        address = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        out.add((str(address), port))
+    return frozenset(out)
 
 
 class RpcClient:
@@ -107,7 +134,7 @@ class RpcClient:
         if connection is not None:
             connection.close()
 
-    def request(self, method: str, params: list):
+    def request(self, method: str, params: list[Any]) -> Any:
         with self._count:
             self.calls += 1
         body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
@@ -142,7 +169,7 @@ class RpcClient:
 def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
     parsed = urlparse(url)
     kind = http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-    return kind(parsed.hostname, parsed.port, timeout=timeout)
+    return kind(parsed.hostname or "", parsed.port, timeout=timeout)  # check_url: a host
 
 
 def post(connection: http.client.HTTPConnection, url: str, body: bytes,

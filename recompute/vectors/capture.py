@@ -12,7 +12,7 @@ from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_address
 from recompute.core.prover import prove_account
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.framework import Recipe, get_recipe
 from recompute.recipes.runner import step
 from recompute.sources.live import LiveSource
 from recompute.sources.replay import CaptureSource
@@ -26,7 +26,7 @@ from recompute.vectors.format import (
 def capture_step(recipe_name: str, params: dict[str, str], address: str, layout_name: str | None,
                  rpc: str, block_hash: bytes, expect: dict[str, str], name: str,
                  description: str = "", recipe_paths: list[str] | None = None,
-                 timeout: float = 30.0) -> dict:
+                 timeout: float = 30.0) -> dict[str, Any]:
     """Run a step live against ``rpc`` at the pinned ``block_hash`` and record it."""
 
     recipe = get_recipe(recipe_name, recipe_paths)
@@ -48,7 +48,7 @@ def capture_step(recipe_name: str, params: dict[str, str], address: str, layout_
     }
     try:
         block = anchor_block([source], block_hash=block_hash)
-        outcome = step(recipe, parsed, block, parse_address(address), layout, expect)
+        outcome = step(recipe, parsed, block, parse_address(address, "address"), layout, expect)
         expected = {"verdict": outcome.verdict.value, "reason": outcome.reason,
                     "derived": outcome.evidence["derived"]}
     except Unverifiable as exc:
@@ -59,7 +59,7 @@ def capture_step(recipe_name: str, params: dict[str, str], address: str, layout_
 
 
 def capture_proof(address: str, slots: list[int], rpc: str, block_hash: bytes, name: str,
-                  description: str = "") -> dict:
+                  description: str = "") -> dict[str, Any]:
     """Record a ``recompute proof`` (account + slots) live."""
     source = CaptureSource(LiveSource(rpc))
     vector: dict[str, Any] = {"format": FORMAT, "kind": "proof", "name": name,
@@ -78,14 +78,14 @@ def capture_proof(address: str, slots: list[int], rpc: str, block_hash: bytes, n
     return vector
 
 
-def _record(source: CaptureSource) -> dict:
+def _record(source: CaptureSource) -> dict[str, Any]:
     return {"chain_id": source.chain_id(), "headers": dict(sorted(source.headers.items())),
             "proofs": source.proofs, "receipts": dict(sorted(source.receipts.items()))}
 
 
-def _embed_params(recipe, params: dict[str, str]) -> dict:
+def _embed_params(recipe: Recipe, params: dict[str, str]) -> dict[str, Any]:
     kinds = {p.name: p.kind for p in recipe.params}
-    out = {}
+    out: dict[str, Any] = {}
     for key, text in sorted(params.items()):
         if kinds.get(key) == "file":
             path = Path(text)

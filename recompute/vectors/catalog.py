@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from recompute.data import FIXTURE_CHAIN, PACKS, VECTORS
 from recompute.devnet.anvil import Anvil
@@ -21,11 +23,15 @@ from recompute.recipes.erc8447_interfaces import INTERFACES
 from recompute.sources.fixture_node import FixtureNode
 from recompute.vectors import SUITE_PROFILE, capture_proof, capture_step, dumps, sha256_file
 
+Manifest = dict[str, Any]  # the devnet's manifest (recompute devnet up)
+FromManifest = Callable[[Manifest], Any]  # a parameter read from it
+
 GETH_HEAD = bytes.fromhex("d226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7")
 GETH_CONTRACT = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"
 
 
-def _pure(name: str, description: str, function: str, inputs: dict, output) -> dict:
+def _pure(name: str, description: str, function: str, inputs: dict[str, Any],
+          output: Any) -> dict[str, Any]:
     return {"format": "recompute-vector/1", "kind": "pure", "name": name,
             "description": description, "function": function, "inputs": inputs,
             "headers": {}, "proofs": [], "receipts": {},  # the same format, no chain
@@ -50,7 +56,7 @@ AMM_ERC165_SIGNATURES = [  # AMM §Interface: the 23 functions of IAgentMeditati
 ]
 
 
-def pure_vectors() -> list[dict]:
+def pure_vectors() -> list[dict[str, Any]]:
     out = [
         _pure("amm-tag-layer-commitment", "AMM §Test Cases: TAG_LAYER_COMMITMENT",
               "keccak256-text", {"text": "AgentMeditationMechanism/LayerCommitment/v1"},
@@ -111,7 +117,7 @@ def pure_vectors() -> list[dict]:
     return out
 
 
-def _erc8447_interface_vectors() -> list[dict]:
+def _erc8447_interface_vectors() -> list[dict[str, Any]]:
     """ERC-8447 §16 identifiers from the §12/§13 signatures (kept in vectors/erc8447-*.json
     inputs); the signature lists live in recompute.recipes.erc8447_interfaces."""
     return [_pure(f"erc8447-{name}-interface-id", f"ERC-8447 §16: {name} = {expected}",
@@ -119,7 +125,7 @@ def _erc8447_interface_vectors() -> list[dict]:
             for name, (signatures, expected) in INTERFACES.items()]
 
 
-def geth_vectors() -> list[dict]:
+def geth_vectors() -> list[dict[str, Any]]:
     """The real go-ethereum proofs of the execution-apis fixtures, as `recompute proof`."""
     with FixtureNode(FIXTURE_CHAIN) as node:
         return [
@@ -132,7 +138,8 @@ def geth_vectors() -> list[dict]:
         ]
 
 
-def write_all(devnet_vectors: list[dict] | None = None, directory: Path = VECTORS) -> list[Path]:
+def write_all(devnet_vectors: list[dict[str, Any]] | None = None,
+              directory: Path = VECTORS) -> list[Path]:
     """(Re)write every shipped vector and the suite; returns the files written."""
     groups = {"pure": pure_vectors(), "geth": geth_vectors(), "devnet": devnet_vectors or []}
     written = []
@@ -156,7 +163,8 @@ def write_suite(directory: Path, files: list[Path]) -> None:
     (directory / "suite.json").write_text(json.dumps(suite, indent=1) + "\n")
 
 
-def capture_devnet(node_url: str, manifest: dict, cases: list[dict]) -> list[dict]:
+def capture_devnet(node_url: str, manifest: dict[str, Any],
+                   cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Capture step vectors from a devnet: each case names recipe, moment, contract, params."""
     out = []
     for case in cases:
@@ -169,9 +177,9 @@ def capture_devnet(node_url: str, manifest: dict, cases: list[dict]) -> list[dic
     return out
 
 
-def _amm(name, recipe, moment, subject, description, registry="AgentMeditationRegistry",
-         **params) -> dict:
-    def resolve(manifest):
+def _amm(name: str, recipe: str, moment: str, subject: str, description: str,
+         registry: str = "AgentMeditationRegistry", **params: Any) -> dict[str, Any]:
+    def resolve(manifest: Manifest) -> dict[str, str]:
         return {k: str(v(manifest)) if callable(v) else str(v) for k, v in {
             "subject": lambda m: m["amm"]["subjects"][subject]["address"].lower(),
             **params}.items()}
@@ -201,34 +209,35 @@ DEVNET_CASES = [
 ]
 
 
-def _case(name, recipe, moment, contract, description, layout=None, expect=None,
-          **params) -> dict:
-    def resolve(manifest):
+def _case(name: str, recipe: str, moment: str, contract: str, description: str,
+          layout: str | None = None, expect: dict[str, str] | None = None,
+          **params: Any) -> dict[str, Any]:
+    def resolve(manifest: Manifest) -> dict[str, str]:
         return {k: str(v(manifest)) if callable(v) else str(v) for k, v in params.items()}
     return {"name": name, "recipe": recipe, "moment": moment, "contract": contract,
             "layout": layout, "params": resolve, "expect": expect or {},
             "description": description}
 
 
-def _swarm(name: str):
+def _swarm(name: str) -> FromManifest:
     return lambda m: m["swarm"]["swarms"][name]["id"]
 
 
-def _formed(name: str):
+def _formed(name: str) -> FromManifest:
     return lambda m: m["swarm"]["swarms"][name]["formed_block"]
 
 
-def _account(index: int):
+def _account(index: int) -> FromManifest:
     return lambda m: m["accounts"][index].lower()
 
 
-def _before_draws(m) -> int:
-    return m["moments"]["meter.draw-refused"]["number"] - 20
+def _before_draws(m: Manifest) -> int:
+    return int(m["moments"]["meter.draw-refused"]["number"]) - 20
 
 
-def _document(name: str, document: dict):
+def _document(name: str, document: dict[str, Any]) -> Callable[[Manifest], Path]:
     """A disclosed document as a file parameter (the vector embeds its content)."""
-    def write(_manifest) -> Path:
+    def write(_manifest: Manifest) -> Path:
         path = Path(tempfile.gettempdir()) / "recompute-vector-docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, sort_keys=True) + "\n")
@@ -300,21 +309,22 @@ DEVNET_CASES += [
 # ---- the rule inventory's vectors (vectors/rules.json): each decides at least one rule ----------
 
 
-def _subject(name: str):
+def _subject(name: str) -> FromManifest:
     return lambda m: m["amm"]["subjects"][name]["address"].lower()
 
 
-def _at(moment: str):
+def _at(moment: str) -> FromManifest:
     return lambda m: m["moments"][moment]["number"]
 
 
-def _lying_tree(m) -> dict:
-    return m["meters"]["aggregate_lying"]["trees"]["tree-1"]
+def _lying_tree(m: Manifest) -> dict[str, Any]:
+    tree: dict[str, Any] = m["meters"]["aggregate_lying"]["trees"]["tree-1"]
+    return tree
 
 
-def _c_draw_block(m) -> int:
+def _c_draw_block(m: Manifest) -> int:
     draws = m["meters"]["aggregate"]["trees"]["tree-1"]["draws"]
-    return next(d["block"] for d in draws if d["node"] == "C" and d["admitted"])
+    return int(next(d["block"] for d in draws if d["node"] == "C" and d["admitted"]))
 
 
 _HONEST, _LYING = "AgentMeditationRegistry", "LyingMeditationRegistry"
@@ -467,7 +477,7 @@ RULE_CASES = [
 DEVNET_CASES += RULE_CASES
 
 
-def resolve_cases(manifest: dict, cases: list[dict]) -> list[dict]:
+def resolve_cases(manifest: dict[str, Any], cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for case in cases:
         params = case["params"](manifest) if callable(case["params"]) else case["params"]
@@ -475,9 +485,9 @@ def resolve_cases(manifest: dict, cases: list[dict]) -> list[dict]:
     return out
 
 
-def unverifiable_variant(vector: dict, name: str, description: str) -> dict:
+def unverifiable_variant(vector: dict[str, Any], name: str, description: str) -> dict[str, Any]:
     """A vector whose first storage proof does not root: a flipped byte in its first node."""
-    variant = json.loads(json.dumps(vector))
+    variant: dict[str, Any] = json.loads(json.dumps(vector))
     variant["name"], variant["description"] = name, description
     for proof in variant["proofs"]:
         for entry in proof["answer"].get("storageProof", []):
@@ -489,7 +499,7 @@ def unverifiable_variant(vector: dict, name: str, description: str) -> dict:
     raise ValueError(f"{vector['name']} has no storage proof to break")
 
 
-def devnet_vectors(node_url: str, manifest: dict) -> list[dict]:
+def devnet_vectors(node_url: str, manifest: dict[str, Any]) -> list[dict[str, Any]]:
     vectors = capture_devnet(node_url, manifest, resolve_cases(manifest, DEVNET_CASES))
     vectors.append(unverifiable_variant(
         vectors[0], "amm-layer-status-proof-does-not-root",

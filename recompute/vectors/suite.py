@@ -19,8 +19,10 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from recompute.core.errors import UsageError
+from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
 from recompute.vectors.format import (
     SUITE_PROFILE,
@@ -34,6 +36,15 @@ from recompute.vectors.replay import compare, replay
 # ---- suites, loading, verifying -----------------------------------------------------------------
 
 
+# a pinned file: a relative path inside the suite's folder, and its sha256
+_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00]{1,400}",
+                               "a relative path inside the suite's folder"),
+                  "sha256": Text(r"[0-9a-f]{64}", "a sha256 in hex")}, open=True)
+SUITE_SHAPE = Record({"vectors": OneOf((ListOf(_PINNED), _PINNED),
+                                       "a list of pinned files {path, sha256}")},
+                     {"profile": Text(), "spec": _PINNED}, open=True)
+
+
 @dataclass
 class Suite:
     path: Path
@@ -45,21 +56,23 @@ class Suite:
 def read_suite(path: Path) -> Suite:
     """A suite.json: vector files and spec pinned by sha256 (hash mismatches become problems)."""
     suite = load_json(path)
+    check(suite, SUITE_SHAPE, f"suite {path}")
     base = path.parent
     problems = []
-    listed = suite.get("vectors")
+    listed = suite["vectors"]
     listed = [listed] if isinstance(listed, dict) else listed
-    if not isinstance(listed, list):
-        raise UsageError(f"{path}: 'vectors' must be a list of pinned files")
-    pinned = list(listed) + ([suite["spec"]] if isinstance(suite.get("spec"), dict) else [])
+    pinned = list(listed) + ([suite["spec"]] if "spec" in suite else [])
     for entry in pinned:
-        if not isinstance(entry, dict) or "path" not in entry or "sha256" not in entry:
-            raise UsageError(f"{path}: every pinned file needs 'path' and 'sha256'")
         file = base / entry["path"]
-        if not file.is_file():
+        try:
+            digest = sha256_file(file) if file.is_file() else None
+        except OSError as exc:
+            problems.append(f"{entry['path']}: cannot read ({exc.strerror or exc})")
+            continue
+        if digest is None:
             problems.append(f"{entry['path']}: missing")
-        elif sha256_file(file) != entry["sha256"]:
-            problems.append(f"{entry['path']}: sha256 {sha256_file(file)} is not the pinned "
+        elif digest != entry["sha256"]:
+            problems.append(f"{entry['path']}: sha256 {digest} is not the pinned "
                             f"{entry['sha256']}")
     return Suite(path, [base / e["path"] for e in listed], str(suite.get("profile", "")),
                  problems)
@@ -102,10 +115,22 @@ def _aggregate_budget_v0(path: Path) -> Iterator[Result]:
         yield Result(f"aggregate-budget-v0/{vector['name']}", not diff, "; ".join(diff))
 
 
-def _peer_vectors(path: Path):
+_UINT = Text(r"[0-9]{1,78}", "a decimal integer in a string")
+_PERIOD = Integer(0, 1 << 64)
+PEER_SHAPE = Record({"vectors": ListOf(Record({
+    "name": Text(r"[^\x00-\x1f\x7f]{1,200}", "a string"),
+    "rootId": Text(), "periodIndex": _PERIOD, "cap": _UINT,
+    "log": ListOf(Record({"rootId": Text(), "edge": Text(), "periodIndex": _PERIOD,
+                          "amount": _UINT, "admitted": Boolean()}, open=True)),
+    "expected": Record({"admittedSum": _UINT, "conserves": Boolean()}, open=True)},
+    open=True))}, open=True)  # aggregate_budget.v0 (trustless-ai/recompute-kit)
+
+
+def _peer_vectors(path: Path) -> Iterator[tuple[dict[str, Any], list[Draw], int, dict[str, Any]]]:
 
     document = load_json(path)
-    for vector in document.get("vectors", []):
+    check(document, PEER_SHAPE, f"peer vectors {path}")
+    for vector in document["vectors"]:
         draws = [Draw(root=e["rootId"], node=e["edge"], period=e["periodIndex"],
                       amount=int(e["amount"]), admitted=e["admitted"]) for e in vector["log"]]
         yield vector, draws, int(vector["cap"]), {"root": vector["rootId"],
@@ -146,7 +171,9 @@ def verify_paths(paths: list[Path]) -> list[Result]:
             if handler is not None:
                 try:
                     results += list(handler(entry))
-                except (UsageError, KeyError, TypeError, ValueError, AttributeError) as exc:
+                except UsageError as exc:  # a field out of shape: the line names it
+                    results.append(Result(str(entry), False, str(exc)))
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:
                     results.append(Result(str(entry), False, f"malformed: {str(exc)[:160]}"))
             else:
                 results.append(verify_file(entry))
@@ -167,10 +194,11 @@ def verify_file(path: Path) -> Result:
         check_vector_shape(vector, path)
         got = replay(vector)
     except UsageError as exc:  # MalformedVector included
-        return Result(Path(path).stem, False, str(exc))
+        return Result(Path(path).stem, False, str(exc), file=str(path))
     diff = compare(vector, got)
     name = vector.get("name", Path(path).stem)
-    return Result(name if isinstance(name, str) else Path(path).stem, not diff, diff)
+    return Result(name if isinstance(name, str) else Path(path).stem, not diff, diff,
+                  file=str(path))
 
 
 def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Path, list[str]]:
@@ -180,7 +208,12 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
     files = [Path(f) for f in files]
     if suite_path is None:
         suite_path = _nearest_suite(files[0])
-    document = load_json(suite_path)
+        document = load_json(suite_path)
+    elif not suite_path.exists():  # a new suite: created once every file verifies
+        document = {"profile": SUITE_PROFILE, "vectors": []}
+    else:
+        document = load_json(suite_path)
+    check(document, SUITE_SHAPE, f"suite {suite_path}")
     if document.get("profile") != SUITE_PROFILE or not isinstance(document.get("vectors"), list):
         raise UsageError(f"{suite_path}: not a {SUITE_PROFILE} suite")
     base = suite_path.parent.resolve()
@@ -197,6 +230,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
         entries[relative] = {"path": relative, "sha256": sha256_file(file)}
         pinned.append(relative)
     document["vectors"] = [entries[k] for k in sorted(entries)]
+    suite_path.parent.mkdir(parents=True, exist_ok=True)
     suite_path.write_text(json.dumps(document, indent=1) + "\n")
     return suite_path, pinned
 
@@ -205,4 +239,5 @@ def _nearest_suite(file: Path) -> Path:
     for folder in file.resolve().parents:
         if (folder / "suite.json").is_file():
             return folder / "suite.json"
-    raise UsageError(f"{file}: no suite.json in its folder or above; give --suite PATH")
+    raise UsageError(f"{file}: no suite.json in its folder or above; give --suite PATH (a new "
+                     "one is created)")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from recompute.core.errors import UsageError
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.framework import Recipe, get_recipe
 from recompute.vectors.replay import compare, replay
 
 # ---- tamper -------------------------------------------------------------------------------------
@@ -17,10 +18,11 @@ def _flip_hex(text: str) -> str:
     return text[:-1] + ("1" if text[-1] != "1" else "2")
 
 
-def mutations(vector: dict) -> Iterator[tuple[str, dict]]:
+def mutations(vector: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Ways to change a vector that must change its outcome."""
-    def copy_of():
-        return json.loads(json.dumps(vector))
+    def copy_of() -> dict[str, Any]:
+        copy: dict[str, Any] = json.loads(json.dumps(vector))
+        return copy
 
     if vector.get("kind") == "pure":
         v = copy_of()
@@ -62,7 +64,7 @@ def mutations(vector: dict) -> Iterator[tuple[str, dict]]:
         break
 
 
-def _change_first_leaf(node) -> bool:
+def _change_first_leaf(node: Any) -> bool:
     """Change the first string or number inside ``node`` in place (depth first)."""
     items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
     for key, value in items:
@@ -77,7 +79,7 @@ def _change_first_leaf(node) -> bool:
     return False
 
 
-def tamper(vector: dict) -> list[tuple[str, bool]]:
+def tamper(vector: dict[str, Any]) -> list[tuple[str, bool]]:
     """Each data mutation of the vector and whether it made the vector fail (it must). A
     malformed vector (it already fails ``verify``) has no mutation to try."""
     if not isinstance(vector.get("expected"), dict) or \
@@ -90,14 +92,15 @@ def tamper(vector: dict) -> list[tuple[str, bool]]:
     return [(label, _fails(vector, mutated)) for label, mutated in variants]
 
 
-def _fails(vector: dict, mutated: dict, recipe_override=None) -> bool:
+def _fails(vector: dict[str, Any], mutated: dict[str, Any],
+           recipe_override: Recipe | None = None) -> bool:
     try:
         return bool(compare(vector, replay(mutated, recipe_override)))
     except UsageError:  # MalformedVector included
         return True
 
 
-def method_mistakes(vector: dict) -> list[tuple[str, str, bool]]:
+def method_mistakes(vector: dict[str, Any]) -> list[tuple[str, str, bool]]:
     """``(recipe, mistake, told apart)`` for each wrong-but-plausible method of the vector's
     recipe. A method is pinned when at least one vector of the recipe tells it apart."""
     if vector.get("kind") != "step" or not isinstance(vector.get("recipe"), str):
@@ -106,11 +109,14 @@ def method_mistakes(vector: dict) -> list[tuple[str, str, bool]]:
         recipe = get_recipe(vector["recipe"])
     except UsageError:
         return []
+    # imported here: the registered mistakes load the AMM and ERC-8447 recipes, which
+    # `vectors verify` without --tamper and the library API need not
+    from recompute.vectors.mistakes import mistakes_of
     return [(recipe.name, label, _fails(vector, vector, mistaken))
-            for label, mistaken in recipe.mistakes().items()]
+            for label, mistaken in mistakes_of(recipe).items()]
 
 
-def tamper_all(vectors: list[dict]) -> list[str]:
+def tamper_all(vectors: list[dict[str, Any]]) -> list[str]:
     """Every mutation that did not make its vector fail, and every method no vector pins."""
     undetected = []
     pinned: dict[tuple[str, str], bool] = {}

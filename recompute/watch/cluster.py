@@ -13,26 +13,128 @@ worker running another recompute version) stops the audit as a usage error.
 
 The local cluster listens on 127.0.0.1 only (its HTTP endpoint on a free loopback port). Dask
 is imported only here, and only when one of the two options is given.
+
+Dask's messages are pickles: whoever answers for the scheduler runs code in the coordinator.
+So a cluster is ``tls://HOST:PORT`` with Dask's mutual TLS (:func:`cluster_target`: the CA,
+the client certificate and key from ``--cluster-ca/--cluster-cert/--cluster-key`` or from
+Dask's own ``distributed.comm.tls.*`` configuration), or plain ``tcp://`` on loopback; plain
+``tcp://`` to another address needs ``--insecure-cluster``. All of it is decided before any
+connection.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import socket
 import threading
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
 
 from recompute.core.errors import UsageError
 from recompute.watch.linking import SEGMENT_FAILED
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 
 CONNECT_TIMEOUT = "10s"
+_TLS_CONFIG = {"ca": "distributed.comm.tls.ca-file", "cert": "distributed.comm.tls.client.cert",
+               "key": "distributed.comm.tls.client.key"}
+
+
+@dataclass(frozen=True)
+class ClusterTarget:
+    """A scheduler to connect to and, for ``tls://``, the files of its mutual TLS (None: Dask's
+    configuration gives them)."""
+
+    url: str
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.url.startswith("tls://")
+
+    def security(self):
+        """Dask's ``Security`` for a ``tls://`` target (encryption required), else None."""
+        if not self.tls:
+            return None
+        from distributed.security import Security
+
+        if self.ca is None:  # from distributed.comm.tls.* (checked by cluster_target)
+            return Security(require_encryption=True)
+        return Security(tls_ca_file=self.ca, tls_client_cert=self.cert,
+                        tls_client_key=self.key, require_encryption=True)
+
+
+def cluster_target(url: str, *, insecure: bool = False, ca: str | None = None,
+                   cert: str | None = None, key: str | None = None) -> ClusterTarget:
+    """``--cluster URL`` and its security options, checked before any connection: one
+    UsageError line for a scheme other than tls/tcp, a tls cluster without certificates, TLS
+    files with tcp, or plain tcp to a host that is not loopback without ``--insecure-cluster``."""
+    text = url if "://" in url else f"tcp://{url}"  # Dask's own default scheme
+    parsed = urlparse(text)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    if parsed.scheme not in ("tls", "tcp") or not parsed.hostname or port is None:
+        raise UsageError(f"--cluster {url}: give tls://HOST:PORT (Dask with TLS; tcp://HOST:PORT "
+                         "on this machine only)")
+    given = {"--cluster-ca": ca, "--cluster-cert": cert, "--cluster-key": key}
+    if parsed.scheme == "tcp":
+        named = [name for name, value in given.items() if value is not None]
+        if named:
+            raise UsageError(f"{named[0]} is for a tls:// cluster, not {url}")
+        if not insecure and not _loopback(parsed.hostname, port):
+            raise UsageError(
+                f"--cluster {url}: plain tcp is unauthenticated pickle (whoever answers runs "
+                "code here); use tls://HOST:PORT with --cluster-ca/--cluster-cert/"
+                "--cluster-key, or add --insecure-cluster on a network you trust")
+        return ClusterTarget(text)
+    if insecure:
+        raise UsageError("--insecure-cluster is for a plain tcp:// cluster; a tls:// one is "
+                         "authenticated")
+    if ca is None and cert is None and key is None:
+        from dask import config
+
+        missing = [name for name, setting in _TLS_CONFIG.items() if name != "key"
+                   and not config.get(setting, None)]
+        if missing:
+            raise UsageError(f"--cluster {url} needs --cluster-ca, --cluster-cert and "
+                             "--cluster-key (or Dask's distributed.comm.tls.ca-file, "
+                             ".client.cert and .client.key configuration)")
+        return ClusterTarget(text)
+    if ca is None or cert is None:
+        raise UsageError(f"--cluster {url} needs --cluster-ca and --cluster-cert (and "
+                         "--cluster-key unless the certificate file holds the key)")
+    for name, value in given.items():
+        if value is not None and not Path(value).is_file():
+            raise UsageError(f"{name} {value}: no such file")
+    return ClusterTarget(text, ca, cert, key)
+
+
+def _loopback(host: str, port: int) -> bool:
+    """Whether every address ``host`` names is a loopback one (a name is resolved; a name
+    that does not resolve is one UsageError line)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, OSError) as exc:
+        raise UsageError(f"--cluster: the host {host!r} does not resolve ({exc})") from None
+    return all(ipaddress.ip_address(str(a[-1][0]).split("%")[0]).is_loopback for a in found)
 
 
 class DaskExecutor:
     """Hands tasks to a Dask cluster; yields results as they finish."""
 
-    def __init__(self, *, cluster: str | None = None, processes: int | None = None):
+    def __init__(self, *, cluster: ClusterTarget | None = None,
+                 processes: int | None = None):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -41,13 +143,13 @@ class DaskExecutor:
         self.local = None
         if cluster is not None:
             try:
-                self.client = Client(cluster, timeout=CONNECT_TIMEOUT,
-                                     set_as_default=False)
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise UsageError(f"--cluster {cluster}: no Dask scheduler answered "
+                self.client = Client(cluster.url, timeout=CONNECT_TIMEOUT,
+                                     security=cluster.security(), set_as_default=False)
+            except (OSError, TimeoutError, ValueError, TypeError) as exc:
+                raise UsageError(f"--cluster {cluster.url}: no Dask scheduler answered "
                                  f"({str(exc).splitlines()[0] if str(exc) else exc!r})"
                                  ) from None
-            self.where = f"the Dask cluster {cluster}"
+            self.where = f"the Dask cluster {cluster.url}"
         else:
             self.local = LocalCluster(n_workers=processes, threads_per_worker=1,
                                       processes=True, host="127.0.0.1", scheduler_port=0,

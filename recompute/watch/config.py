@@ -2,7 +2,7 @@
 
 ::
 
-    recipes = ["my_recipes/"]          # optional: user recipe modules, as --recipes
+    recipes = ["my_recipes/"]          # optional: the recipe code it needs (given with --recipes)
 
     [[check]]
     name = "lying-meter-cap"           # unique; names the JSON lines and the metrics
@@ -17,11 +17,18 @@
 Every mistake (bad TOML, an unknown key, an unknown recipe, a bad parameter, a missing or
 malformed address, a duplicate name) is one :class:`UsageError` line naming the file and the
 check: exit 64, before any node is asked.
+
+A checks file runs no code of its own: its ``recipes`` entries only declare the user recipe
+modules its checks need, and each must be one the user named (``--recipes PATH`` or
+``$RECOMPUTE_RECIPES``; compared after resolving both), or the file is refused before any module
+is imported. The modules loaded are the ones the user named.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +38,7 @@ from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_address
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout, load_layout
-from recompute.recipes.framework import Recipe, get_recipe
+from recompute.recipes.framework import Recipe, get_recipe, named_recipe_paths
 
 _TOP_KEYS = {"check", "recipes"}
 _CHECK_KEYS = {"name", "recipe", "address", "layout", "healthy", "since", "params", "expect"}
@@ -64,9 +71,11 @@ class Check:
 MAX_CONFIG_BYTES = 1 << 20  # a checks.toml of thousands of checks is well under this
 
 
-def load_config(path: str | Path) -> list[Check]:
+def load_config(path: str | Path, recipe_paths: list[str] | tuple[str, ...] = ()
+                ) -> list[Check]:
     """Read, bound (size, nesting, UTF-8) and parse a checks.toml: one UsageError line for any
-    defect."""
+    defect. ``recipe_paths``: the ``--recipes`` paths the user named (the only user recipe code
+    loaded, with ``$RECOMPUTE_RECIPES``)."""
     path = Path(path)
     try:
         if not path.is_file():
@@ -82,23 +91,34 @@ def load_config(path: str | Path) -> list[Check]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not UTF-8 text (is it a TOML file?)") from None
+    return parse_config_text(text, path, recipe_paths)
+
+
+def parse_config_text(text: str, path: Path,
+                      recipe_paths: list[str] | tuple[str, ...] = ()) -> list[Check]:
+    """A checks.toml's text (from the file, or as a segment task carries it): bounded in size
+    and nesting before TOML parses it, then every field checked."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_CONFIG_BYTES:
+        raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
     if nesting_depth(text) > MAX_DEPTH:
         raise UsageError(f"{path}: nests deeper than {MAX_DEPTH} levels")
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: not valid TOML ({str(exc)[:200]})") from None
-    return parse_config(data, path)
+    return parse_config(data, path, recipe_paths)
 
 
-def parse_config(data: dict, path: Path) -> list[Check]:
+def parse_config(data: dict, path: Path,
+                 recipe_paths: list[str] | tuple[str, ...] = ()) -> list[Check]:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise UsageError(f"{path}: unknown key {unknown[0]!r} (expected [[check]] tables)")
     extra = data.get("recipes", [])
     if not isinstance(extra, list) or not all(isinstance(p, str) for p in extra):
         raise UsageError(f"{path}: recipes must be a list of paths")
-    extra = [str(_relative(path, p)) for p in extra]
+    _declared_recipes_named(path, extra, recipe_paths)
+    extra = list(recipe_paths)
     entries = data.get("check")
     if not isinstance(entries, list) or not entries:
         raise UsageError(f"{path}: no [[check]] tables: a watch needs at least one check")
@@ -112,6 +132,22 @@ def parse_config(data: dict, path: Path) -> list[Check]:
         names.add(check.name)
         checks.append(check)
     return checks
+
+
+def _declared_recipes_named(path: Path, declared: list[str],
+                            recipe_paths: list[str] | tuple[str, ...]) -> None:
+    """Each recipe module or folder the file declares is one the user named, or one line
+    (exit 64) saying how to name it; checked before any recipe is looked up, so nothing the
+    file names is imported."""
+    if not declared:
+        return
+    named = named_recipe_paths(recipe_paths)
+    for entry in declared:
+        real = os.path.realpath(_relative(path, entry))
+        if real not in named:
+            raise UsageError(f"{path} names recipe code in {real}: recompute runs recipe code "
+                             f"only from paths you name; add --recipes {shlex.quote(real)} to "
+                             "run it")
 
 
 def _parse_check(entry: object, index: int, path: Path, extra: list[str],

@@ -20,17 +20,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
-from recompute import __version__
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.verdict import Verdict
+from recompute.version import __version__
 from recompute.watch.auditor import Summary, _bar
 from recompute.watch.evaluate import Line
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 from recompute.watch.sink import Sink
 from recompute.watch.store import Store
+from recompute.watch.store_records import CheckMeta
 
 # An executor runs tasks and yields (task, result) as they finish, in any order.
 Executor = Callable[[list[SegmentTask], threading.Event], Iterable[tuple[SegmentTask,
@@ -46,30 +46,20 @@ def in_process(tasks: list[SegmentTask], stop: threading.Event
         yield task, evaluate_segment(task)
 
 
-@dataclass(frozen=True)
-class CheckMeta:
-    """What the store keeps of a check: enough for the summary and for UNVERIFIABLE lines."""
-
-    name: str
-    healthy: Verdict
-    since: int
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "healthy": self.healthy.value, "since": self.since}
-
-    @classmethod
-    def from_json(cls, value: object) -> CheckMeta:
-        if (not isinstance(value, dict) or not isinstance(value.get("name"), str)
-                or value.get("healthy") not in (Verdict.GOOD.value, Verdict.BAD.value)
-                or not isinstance(value.get("since"), int)):
-            raise ValueError("a stored check is malformed")
-        return cls(value["name"], Verdict(value["healthy"]), value["since"])
-
-
 def line_from_json(value: dict, anchor: dict | None = None) -> Line:
-    return Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
+    """A stored line (the store is the user's file): a ValueError or KeyError when a field is
+    missing or of another type than a watch writes."""
+    line = Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
                 value["reason"], value["final"], value["healthy"], value["derived"],
                 value["evidence_digest"], value.get("detail", ""), anchor=anchor)
+    if (type(line.block) is not int or type(line.check) is not str
+            or type(line.reason) is not str or type(line.final) is not bool
+            or type(line.detail) is not str or type(line.derived) is not dict
+            or not isinstance(line.hash, (str, type(None)))
+            or not isinstance(line.healthy, (bool, type(None)))
+            or not isinstance(line.evidence_digest, (str, type(None)))):
+        raise ValueError("a stored line is malformed")
+    return line
 
 
 _SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
@@ -86,7 +76,7 @@ def line_anchor(params: dict, number: int) -> dict:
     return {"method": anchor["method"], **{k: anchor[k] for k in _SUMMARY_KEYS if k in anchor}}
 
 
-def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
+def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
                 lines_of: Callable[[int, int], list[dict]]
                 ) -> Iterator[tuple[int, list[Line]]]:
     """Every block of the audit with its lines, in block order: a linked segment's own lines
@@ -109,20 +99,25 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: list[Tie],
                                     detail=t.detail) for c in checks if number >= c.since]
 
 
-def summarise(params: dict, checks: list[CheckMeta], results: dict[int, SegmentResult],
-              lines_of: Callable[[int, int], list[dict]]) -> tuple[Summary, list[Tie]]:
-    plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
-    ties = tie(params["last"], params["pinned_hash"], plan, results)
+def summarise(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
+              lines_of: Callable[[int, int], list[dict]],
+              each: Callable[[list[Line]], None] | None = None) -> Summary:
+    """The summary of a tied range audit, block by block (one segment's lines at a time);
+    ``each`` is handed every block's lines in block order (the report files)."""
     summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
     for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
-    return summary, ties
+        if each is not None:
+            each(lines)
+    return summary
 
 
 class SegmentedAudit:
     def __init__(self, store: Store, sink: Sink, executor: Executor, *, where: str,
-                 threads: int = 4, stop: threading.Event | None = None):
+                 threads: int = 4, stop: threading.Event | None = None,
+                 recipe_paths: tuple[str, ...] = ()):
         self.threads = threads
+        self.recipe_paths = recipe_paths  # resolved; handed to every worker (SegmentTask)
         self.store = store
         self.sink = sink
         self.executor = executor
@@ -148,7 +143,8 @@ class SegmentedAudit:
                        f"{len(checks)} check(s) on {self.where}; segments are tied to the "
                        "pinned block by parentHash links")
         tasks = [SegmentTask(lo, hi, config_text, config_path, _rotated(rpcs, index),
-                             threads=self.threads, version=__version__)
+                             threads=self.threads, version=__version__,
+                             recipe_paths=self.recipe_paths)
                  for index, (lo, hi) in sorted(enumerate(plan), key=lambda x: -x[1][0])
                  if (lo, hi) in todo]
         started = shown = time.monotonic()
@@ -198,7 +194,8 @@ class SegmentedAudit:
             self.sink.note(f"segment {worst.lo}..{worst.hi} does not link ({worst.detail}); "
                            f"evaluating it again from {left[0]}")
             task = SegmentTask(worst.lo, worst.hi, config_text, config_path, left,
-                               threads=self.threads, version=__version__)
+                               threads=self.threads, version=__version__,
+                               recipe_paths=self.recipe_paths)
             for _, result in self.executor([task], self.stop):
                 self.store.record_segment(result)
                 results[result.lo] = without_lines(result)

@@ -130,7 +130,7 @@ class BlockEvaluator:
         number = block.number
         anchor = anchor_summary(block)
         for check, outcome in zip(checks, outcomes, strict=True):
-            if outcome.__class__ is not Outcome:  # an exception in its place (rarely)
+            if not isinstance(outcome, Outcome):  # an exception in its place (rarely)
                 if isinstance(outcome, UsageError):  # the check cannot be asked: config error
                     raise UsageError(f"check {check.name!r} at block {block.number}: {outcome}")
                 if isinstance(outcome, Unverifiable):

@@ -13,6 +13,10 @@
   deeper than ``confirmations``, no final line is about an orphaned block (a deeper one is
   named in the reorg event's ``final_orphaned``). With ``confirmations`` 0 every line is final
   at once.
+- A head whose timestamp is later than the clock plus ``--max-clock-drift`` is not written
+  about: the watch waits for the clock to reach it, and one further ahead than that plus
+  :data:`~recompute.core.clock.FUTURE_HEAD_PATIENCE` is ``UNVERIFIABLE (future-head)`` (as node
+  trouble: lines with ``hash`` null, never final, then retries).
 - A node in trouble (:data:`~recompute.watch.evaluate.NODE_TROUBLE`, or any UNVERIFIABLE while
   reading the head) gives UNVERIFIABLE lines about the block awaited (``hash`` null, never
   final), then retries with capped exponential backoff; the last verified block is kept, so
@@ -26,6 +30,7 @@ import time
 from collections.abc import Callable
 
 from recompute.core.anchor import AnchoredBlock, by_parent_link
+from recompute.core.clock import FUTURE_HEAD_PATIENCE, SYSTEM, Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
 from recompute.core.verdict import Verdict
@@ -52,7 +57,8 @@ class Follower:
                  max_blocks: int | None = None, stop: threading.Event | None = None,
                  heads: SignedHeads | None = None,
                  confirm: Callable[[AnchoredBlock], AnchoredBlock | None] | None = None,
-                 start_timeout: float = 60.0):
+                 start_timeout: float = 60.0, clock: Clock = SYSTEM):
+        self.clock = clock  # heads from the future wait; --strict-timestamps
         self.heads = heads  # --beacon: only signed heads are evaluated, finality by the LC
         self.confirm = confirm  # a quorum's confirmation of each new head (several --rpc)
         self.start_timeout = start_timeout  # node trouble before the first block: then exit 2
@@ -89,7 +95,8 @@ class Follower:
                 raise
             except Unverifiable as exc:
                 self.metrics.set("up", 0)
-                if self.tip is None and (exc.reason not in NODE_TROUBLE or
+                waits = exc.reason in NODE_TROUBLE or exc.reason == "future-head"
+                if self.tip is None and (not waits or
                                          time.monotonic() - started > self.start_timeout):
                     raise  # the first block cannot be anchored (in time): exit 2
                 if exc.reason == "block-unknown" and self.tip is not None:
@@ -111,8 +118,7 @@ class Follower:
     def _advance(self) -> bool:
         """Verify the next block, or handle a reorg; False when there is nothing new."""
         if self.tip is None:
-            self._verify(self.anchor_first())
-            return True
+            return self._first()
         source = self.tip.source
         if self.heads is not None:
             self.heads.refresh(source, self.tip)  # the light client follows the chain too
@@ -136,16 +142,37 @@ class Follower:
             return False
         header = Header.from_rpc(raw)
         if header.parent_hash == self.tip.hash:
-            if self.heads is not None and not self.heads.admits(source, self.tip, header):
-                return False  # not (yet) signed by the sync committee: no line about it
-            child = by_parent_link(self.tip, raw)
-            if self.confirm is not None:
-                child = self.confirm(child)
-                if child is None:  # not (yet) confirmed by the quorum: no line about it
-                    return False
-            self._verify(child)
-            return True
+            return self._child(raw, header)
         return self._reorg_unless_signed(latest)
+
+    def _child(self, raw: dict, header: Header) -> bool:
+        """The tip's child the node serves: verified, unless it waits (from the future, not
+        yet signed by the sync committee, not yet confirmed by the quorum)."""
+        if self._ahead(header):
+            return False  # later than the clock allows: no line about it (yet)
+        if self.heads is not None and not self.heads.admits(self.tip.source, self.tip, header):
+            return False  # not (yet) signed by the sync committee: no line about it
+        child = by_parent_link(self.tip, raw, self.clock)
+        if self.confirm is not None:
+            child = self.confirm(child)
+            if child is None:  # not (yet) confirmed by the quorum: no line about it
+                return False
+        self._verify(child)
+        return True
+
+    def _first(self) -> bool:
+        first = self.anchor_first()
+        if self._ahead(first):
+            return False  # later than the clock allows: wait for the clock
+        self._verify(first)
+        return True
+
+    def _ahead(self, header: Header | AnchoredBlock) -> bool:
+        """Is the head's timestamp later than the clock plus --max-clock-drift? Then it waits
+        (True); ``future-head`` when it is ahead by more than the patience besides."""
+        self.clock.check_not_future(header.timestamp, f"block {header.number}",
+                                    FUTURE_HEAD_PATIENCE)
+        return self.clock.is_future(header.timestamp)
 
     def _reorg_unless_signed(self, latest: Header) -> bool:
         if self.heads is not None and self.heads.holds(self.tip):

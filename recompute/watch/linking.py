@@ -14,6 +14,7 @@ another chain's block into the audit. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from recompute.watch.segment import SegmentResult
@@ -64,19 +65,27 @@ def tie(pinned_number: int, pinned_hash: str, plan: list[tuple[int, int]],
         results: dict[int, SegmentResult | None]) -> list[Tie]:
     """Walk the plan's segments from the top (``hi`` = the pinned block) down; ``results`` by
     each segment's ``lo`` (None: it was never evaluated). Returns the ties in plan order."""
-    ties: dict[int, Tie] = {}
+    ties = {t.lo: t for t in ties_from_top(
+        pinned_number, pinned_hash,
+        ((lo, hi, results.get(lo)) for lo, hi in sorted(plan, reverse=True)))}
+    return [ties[lo] for lo, _ in plan]
+
+
+def ties_from_top(pinned_number: int, pinned_hash: str,
+                  segments: Iterable[tuple[int, int, SegmentResult | None]]) -> Iterator[Tie]:
+    """:func:`tie` one segment at a time: ``(lo, hi, result or None)`` from the top segment
+    down, each segment's tie as it comes (a stored audit is tied without holding its
+    segments)."""
     expected, above = pinned_hash, f"the pinned block {pinned_number}"
     broken: str | None = None
-    for lo, hi in sorted(plan, reverse=True):
-        result = results.get(lo)
+    for lo, hi, result in segments:
         if broken is not None:
-            ties[lo] = Tie(lo, hi, False, "header-mismatch", broken)
+            yield Tie(lo, hi, False, "header-mismatch", broken)
             continue
         if result is None or result.failure is not None:
             reason, detail = (result.failure if result is not None and result.failure
                               else (SEGMENT_FAILED, "no worker finished this segment"))
-            ties[lo] = Tie(lo, hi, False, reason,
-                           f"blocks {lo}..{hi} were not evaluated: {detail}")
+            yield Tie(lo, hi, False, reason, f"blocks {lo}..{hi} were not evaluated: {detail}")
             broken = (f"blocks {lo}..{hi} above were not evaluated, so no chain of parent links "
                       f"ties these blocks to the pinned block {pinned_number}")
             continue
@@ -87,15 +96,14 @@ def tie(pinned_number: int, pinned_hash: str, plan: list[tuple[int, int]],
                        f"block {hi} is {result.top_hash} by {result.endpoint}, not the pinned "
                        f"{expected}")
         if problem is not None:
-            ties[lo] = Tie(lo, hi, False, "header-mismatch",
-                           f"blocks {lo}..{hi} do not link to the pinned block {pinned_number}: "
-                           + problem)
+            yield Tie(lo, hi, False, "header-mismatch",
+                      f"blocks {lo}..{hi} do not link to the pinned block {pinned_number}: "
+                      + problem)
             broken = (f"blocks {lo}..{hi} above do not link, so no chain of parent links ties "
                       f"these blocks to the pinned block {pinned_number}")
             continue
-        ties[lo] = Tie(lo, hi, True)
+        yield Tie(lo, hi, True)
         expected, above = result.parent_hash, f"block {lo}"
-    return [ties[lo] for lo, _ in plan]
 
 
 def plan_segments(first: int, last: int, size: int) -> list[tuple[int, int]]:

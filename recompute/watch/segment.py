@@ -26,22 +26,20 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-import tomllib
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recompute import __version__
 from recompute.core.anchor import AnchoredBlock, ancestors, by_single_rpc
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
-from recompute.watch.config import Check, parse_config
+from recompute.version import __version__
+from recompute.watch.config import Check, parse_config_text
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.lookahead import in_order
 
 RPC_TIMEOUT = 10.0
-MAX_CONFIG_BYTES = 1 << 20  # a checks.toml is a few kilobytes; refuse to parse a huge one
 
 
 @dataclass(frozen=True)
@@ -57,6 +55,9 @@ class SegmentTask:
     retry_delay: float = 0.5
     threads: int = 4  # helpers fetching the next blocks ahead (the node's latency overlaps)
     version: str = ""  # the coordinator's recompute.__version__: workers must run the same
+    # the recipe modules the user named to the coordinator (--recipes, $RECOMPUTE_RECIPES),
+    # resolved: the only user recipe code a worker imports (the config text only declares it)
+    recipe_paths: tuple[str, ...] = ()
 
     @property
     def config_hash(self) -> str:
@@ -84,10 +85,8 @@ def config_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def parse_checks(text: str, path: str) -> list[Check]:
-    if len(text.encode()) > MAX_CONFIG_BYTES:
-        raise UsageError(f"{path}: more than {MAX_CONFIG_BYTES} bytes: not a checks.toml")
-    return parse_config(tomllib.loads(text), Path(path))
+def parse_checks(text: str, path: str, recipe_paths: tuple[str, ...] = ()) -> list[Check]:
+    return parse_config_text(text, Path(path), recipe_paths)
 
 
 # One evaluator (its learned slots) and one shared source per endpoint, per worker process, kept
@@ -99,11 +98,12 @@ _LOCK = threading.Lock()
 
 
 def _evaluator(task: SegmentTask) -> BlockEvaluator:
-    key = task.config_hash + "\0" + task.config_path
+    key = "\0".join((task.config_hash, task.config_path, *task.recipe_paths))
     with _LOCK:
         if key not in _WORKER_STATE:
             _WORKER_STATE.clear()
-            _WORKER_STATE[key] = BlockEvaluator(parse_checks(task.config_text, task.config_path))
+            _WORKER_STATE[key] = BlockEvaluator(parse_checks(task.config_text, task.config_path,
+                                                             task.recipe_paths))
         return _WORKER_STATE[key]
 
 

@@ -25,9 +25,9 @@ _ASCII = json.encoder.encode_basestring_ascii  # what _LINE does with a str
 
 
 def _scalar(value: object) -> str:
-    if value.__class__ is str:
+    if isinstance(value, str):
         return _ASCII(value)
-    if value is None or value.__class__ is bool:
+    if value is None or isinstance(value, bool):
         return _CONSTANTS[value]  # type: ignore[index]
     return _LINE(value)
 
@@ -39,7 +39,7 @@ def line_text(line: Line, texts: dict) -> str:
     same at every block), each encoded once."""
     head = texts.get((line.block.__class__, line.block, line.hash))
     if head is None:
-        block = str(line.block) if line.block.__class__ is int else _scalar(line.block)
+        block = str(line.block) if isinstance(line.block, int) else _scalar(line.block)
         head = texts[(line.block.__class__, line.block, line.hash)] = (
             f'{{"block": {block}, "hash": {_scalar(line.hash)}, "check": ')
     check = texts.get(line.check)

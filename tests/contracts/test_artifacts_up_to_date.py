@@ -23,6 +23,7 @@ GROUPS = [
 
 @pytest.mark.skipif(not (ROOT / "node_modules" / "solc").is_dir() or not shutil.which("node"),
                     reason="needs node and node_modules/solc (make setup installs them)")
+@pytest.mark.slow  # a full solc-js build: over a minute (make test runs it, test-fast does not)
 @pytest.mark.parametrize("folders,flags", GROUPS, ids=["+".join(g[0]) for g in GROUPS])
 def test_artifacts_match_a_fresh_build(tmp_path, folders, flags):
     subprocess.run(["node", "contracts/build.mjs", "--out", str(tmp_path), *flags, *folders],

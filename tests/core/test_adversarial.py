@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from trie import HexaryTrie
 
 from recompute.core.anchor import anchor_block
+from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.keccak import keccak256
 from recompute.core.mpt import InvalidProof, verify
@@ -25,6 +26,10 @@ from recompute.core.prover import verify_account_proof
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
 from tests.core.fixturedata import CONTRACT, FIXTURES, exchanges
+
+# the recorded chain (execution-apis fixtures) is judged as of its head block's time
+# (block 54, timestamp 540): recorded data names its clock (docs/lightclient.md §Clock)
+RECORDED = Clock(at=540)
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -115,7 +120,7 @@ def test_a_proof_for_another_present_key_never_verifies(values, data):
 def real():
     """The recorded answer with a storage proof, and the block it roots in (anchored)."""
     with FixtureNode(FIXTURES) as node:
-        block = anchor_block([LiveSource(node.url)], block="latest")
+        block = anchor_block([LiveSource(node.url)], block="latest", clock=RECORDED)
     answer = next(
         r["result"] for n, _, r in exchanges("eth_getProof")
         if n == "get-account-proof-with-storage.io"
@@ -223,7 +228,7 @@ class LyingHeaderSource(LiveSource):
 @pytest.mark.parametrize("fix_hash", [False, True])
 def test_a_changed_header_field_never_anchors_to_the_pinned_hash(field, fix_hash):
     with FixtureNode(FIXTURES) as node:
-        pinned = anchor_block([LiveSource(node.url)], block="latest").hash
+        pinned = anchor_block([LiveSource(node.url)], block="latest", clock=RECORDED).hash
         liar = LyingHeaderSource(node.url, field, fix_hash)
         with pytest.raises(Unverifiable) as caught:
             anchor_block([liar], block_hash=pinned)

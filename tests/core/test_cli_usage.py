@@ -53,3 +53,22 @@ def test_bad_rpc_urls_are_usage_errors(url):
 def test_no_rpc_is_a_usage_error():
     result = run_cli("proof", "--block", "1", "--address", ADDRESS)
     assert result.returncode == 64 and "give --rpc URL" in result.stderr
+
+
+def test_the_core_names_options_the_cli_words_them_as_flags():
+    """The anchoring raises its usage errors as data (OptionError); the library's message names
+    its arguments, the command line's its flags, and no module below recompute/cli spells a
+    flag in an OptionError."""
+    from recompute.cli.flags import cli_message
+    from recompute.core.anchor import anchor_block
+    from recompute.core.errors import OptionError
+    from recompute.core.hexdata import parse_block
+
+    with pytest.raises(OptionError) as caught:
+        anchor_block([], block=1)
+    assert str(caught.value) == "no source endpoint given"
+    assert cli_message(caught.value) == "no --rpc endpoint given"
+    with pytest.raises(OptionError) as caught:
+        parse_block("0x1" + "0" * 16)
+    assert str(caught.value) == "block '0x10000000000000000' is not a block number"
+    assert cli_message(caught.value) == "--block '0x10000000000000000' is not a block number"

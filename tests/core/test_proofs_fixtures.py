@@ -11,11 +11,16 @@ import json
 import pytest
 
 from recompute.core.anchor import anchor_block
+from recompute.core.clock import Clock
 from recompute.core.keccak import keccak256
 from recompute.core.prover import prove_account
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
 from tests.core.fixturedata import CONTRACT, FIXTURES, LATEST, exchanges
+
+# the recorded chain (execution-apis fixtures) is judged as of its head block's time
+# (block 54, timestamp 540): recorded data names its clock (docs/lightclient.md §Clock)
+RECORDED = Clock(at=540)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +52,7 @@ def test_recorded_proof_verifies_at_the_block_it_names(node, name, request_):
         block = anchor_block([source], block_hash=bytes.fromhex(ref[2:]))
         assert block.anchor.method == "block-hash"
     else:
-        block = anchor_block([source], block=ref)
+        block = anchor_block([source], block=ref, clock=RECORDED)
     assert block.number == LATEST
     slots = [int(k, 16) for k in params[1]]
     account = prove_account(block, bytes.fromhex(params[0][2:]), slots)
@@ -57,7 +62,7 @@ def test_recorded_proof_verifies_at_the_block_it_names(node, name, request_):
 
 def test_proven_account_equals_geths_other_answers(node):
     source = LiveSource(node.url)
-    block = anchor_block([source], block="latest")
+    block = anchor_block([source], block="latest", clock=RECORDED)
     account = prove_account(block, bytes.fromhex(CONTRACT[2:]), [0])
     balances = _answers("eth_getBalance", CONTRACT)
     storage = _answers("eth_getStorageAt", CONTRACT)
@@ -78,7 +83,7 @@ def test_proven_account_equals_geths_other_answers(node):
 
 def test_checkpoint_walk_over_the_recorded_chain(node):
     source = LiveSource(node.url)
-    head = anchor_block([source], block="latest")
+    head = anchor_block([source], block="latest", clock=RECORDED)
     block = anchor_block([source], checkpoint=head.hash, block=1)
     assert block.number == 1
     assert block.anchor.detail["headers_walked"] == LATEST - 1

@@ -3,23 +3,58 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 
-from recompute.devnet.anvil import rpc_call
+from recompute.devnet.anvil import free_port, rpc_call
 from tests.cli import run_cli
+
+
+def _hold_8545(patience: float = 10.0) -> socket.socket | None:
+    """Listen on 127.0.0.1:8545 (the devnet's default port), waiting up to ``patience`` seconds
+    for a devnet still shutting down to let it go; None when somebody else keeps it. Bound as
+    anvil binds (SO_REUSEADDR: connections in TIME_WAIT do not block it)."""
+    deadline = time.monotonic() + patience
+    while True:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", 8545))
+            sock.listen(1)
+        except OSError:
+            sock.close()
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.2)
+            continue
+        return sock
 
 
 def test_up_down_resume_and_a_second_up(tmp_path):
     state = str(tmp_path / "dn")
-    first = run_cli("devnet", "up", "--state-dir", state, "--json")
+    held = _hold_8545()
+    try:  # 8545 taken: a free port, said in one line
+        first = run_cli("devnet", "up", "--state-dir", state, "--json")
+    finally:
+        if held is not None:
+            held.close()
     try:
         assert first.returncode == 0, first.stderr
         manifest = json.loads(first.stdout)
         assert manifest["rpc"].startswith("http://127.0.0.1:")
+        if held is not None:  # only a port this test held is known to have been taken
+            assert manifest["port"] != 8545
+        if manifest["port"] != 8545:
+            assert first.stderr.splitlines() == [
+                f"note: the devnet listens on {manifest['rpc']}, not port 8545 (8545 was in use "
+                "or the stopped devnet had this port): use that URL in the commands"]
         assert manifest["chain_id"] == 31337
         saved = json.loads((tmp_path / "dn" / "manifest.json").read_text())
         assert saved["moments"] == manifest["moments"]
         head = rpc_call(manifest["rpc"], "eth_getBlockByNumber", ["latest", False])
+        # the devnet's time, for --at: its head's (the node's own answer)
+        assert manifest["as_of"] == {"at": int(head["timestamp"], 16),
+                                     "block": int(head["number"], 16)}
         _check_beacon_side(manifest, head)
 
         again = run_cli("devnet", "up", "--state-dir", state)
@@ -58,8 +93,11 @@ def _check_beacon_side(manifest: dict, head: dict) -> None:
     beacon = manifest["beacon"]
     assert beacon["network"] == "devnet" and "public seed" in beacon["keys"]
     assert beacon["fork_versions"]["electra"] == "0xdec0de05"
+    # the devnet's history is recorded (dated from its genesis timestamp): judged as of a
+    # minute after its head, its trusted root (block 0, days of chain time before) accepted
     lc = ["--beacon", beacon["url"], "--trusted-root", beacon["trusted_root"],
-          "--network", "devnet"]
+          "--network", "devnet", "--at", str(int(head["timestamp"], 16) + 60),
+          "--accept-old-checkpoint"]
     synced = run_cli("lightclient", "sync", *lc, "--json")
     assert synced.returncode == 0, synced.stdout + synced.stderr
     summary = json.loads(synced.stdout)
@@ -90,7 +128,8 @@ def test_two_fresh_devnets_have_identical_block_hashes(tmp_path):
     manifests = []
     for name in ("one", "two"):
         state = str(tmp_path / name)
-        result = run_cli("devnet", "up", "--state-dir", state, "--json")
+        port = str(free_port())  # two different nodes, whatever holds the default port
+        result = run_cli("devnet", "up", "--state-dir", state, "--json", "--port", port)
         try:
             assert result.returncode == 0, result.stderr
             manifests.append(json.loads(result.stdout))

@@ -79,6 +79,23 @@ def test_the_streams_lie_is_caught_by_the_example_check(live, run_cli):
     assert out.returncode == 1
 
 
+def test_the_living_devnet_is_read_by_tag_without_at(live, run_cli):
+    """Its head is current by the wall clock: `-b latest` needs no --at (the static devnet's
+    `as of` line would say it does), and the summary says what --beacon needs instead."""
+    state, manifest = live
+    assert "as_of" not in manifest
+    again = run_cli("devnet", "up", "--live", "--state-dir", str(state))
+    assert again.returncode == 0, again.stderr
+    assert "as of --at" not in again.stdout
+    assert "need no --at" in again.stdout
+    assert f"--network {manifest['beacon']['network_file']}" in again.stdout
+    registry = manifest["contracts"]["AgentMeditationRegistry"]
+    out = run_cli("read", "-r", manifest["rpc"], "-b", "latest", "--layout", "amm-registry",
+                  "--address", registry, "--all")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("VERIFIED-GOOD"), out.stdout
+
+
 def test_a_follow_mode_watch_retracts_a_reorg(live):
     state, manifest = live
     start = int(head(manifest["rpc"])["number"], 16)

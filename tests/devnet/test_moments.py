@@ -32,6 +32,18 @@ def test_devnet_up_writes_what_every_moment_is_about(tmp_path):
         manifest = json.loads((tmp_path / "dn" / "manifest.json").read_text())
     finally:
         run_cli("devnet", "down", "--state-dir", state)
+    # the summary says where the devnet is (8545 by default, else a line says where), the
+    # beacon URL and trusted root --beacon needs, and the commands to try next
+    rpc, beacon = manifest["rpc"], manifest["beacon"]
+    assert f"rpc {rpc} (chain 31337)" in result.stdout.splitlines()
+    assert rpc == "http://127.0.0.1:8545" or f"note: the devnet listens on {rpc}" in result.stderr
+    assert f"beacon {beacon['url']} (network devnet, --beacon)" in result.stdout
+    assert f"trusted root {beacon['trusted_root']} (--trusted-root" in result.stdout
+    tries = result.stdout.split("try next:\n", 1)[1].splitlines()
+    assert tries[-1] == "  recompute devnet down"
+    assert any(f"--beacon {beacon['url']} --trusted-root {beacon['trusted_root']}" in line
+               for line in tries)
+    assert f"named moments: {len(ABOUT)}" in result.stdout
     # the human summary says it too, under each moment
     assert "amm/layer-status -> VERIFIED-BAD: the same subject is OVERDUE at its deadline" \
         in result.stdout

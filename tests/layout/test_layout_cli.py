@@ -90,3 +90,11 @@ def test_errors_are_one_line_and_exit_64(tmp_path, capsys, zoo_file, argv, messa
     assert err.count("\n") == 1 and err.startswith("error: ")
     assert message in err
     assert "Traceback" not in err + out
+
+
+def test_import_into_a_folder_that_does_not_exist_creates_it(tmp_path, capsys):
+    out = tmp_path / "not" / "yet" / "zoo.json"
+    code, _, err = run(capsys, "layout", "import", str(ZOO_ARTIFACT), "-o", str(out))
+    assert code == 0, err
+    solc = json.loads(ZOO_ARTIFACT.read_text())["storageLayout"]
+    assert json.loads(out.read_text())["storage"] == solc["storage"]

@@ -12,7 +12,7 @@ import pytest
 from recompute.cli import main
 from recompute.devnet.beacon import FixtureBeaconServer
 from recompute.lightclient import MAINNET
-from tests.lightclient.data import FIXTURES, MAINNET_SETS, load
+from tests.lightclient.data import FIXTURES, MAINNET_SETS, load, replay_clock
 from tests.lightclient.test_tamper import (
     BOOTSTRAP_TAMPERS,
     FINALITY_TAMPERS,
@@ -46,7 +46,7 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
 
 def sync_args(server, name: str, *more: str) -> list[str]:
     return ["lightclient", "sync", "--beacon", server.url, "--trusted-root",
-            load(name, "meta.json")["trusted_block_root"], *more]
+            load(name, "meta.json")["trusted_block_root"], *replay_clock(name), *more]
 
 
 @pytest.mark.parametrize("name", MAINNET_SETS)
@@ -95,8 +95,9 @@ def test_every_tampering_of_the_core_surfaces_as_unverifiable(route, key, fn, ca
         # the same through an anchoring command: UNVERIFIABLE before any node is asked
         code, out, err = cli(capsys, "proof", "--rpc", "http://127.0.0.1:9", "--beacon",
                              server.url, "--trusted-root",
-                             load(HELIOS, "meta.json")["trusted_block_root"], "--address",
-                             "0x" + "11" * 20, "--slot", "0", "--json")
+                             load(HELIOS, "meta.json")["trusted_block_root"],
+                             *replay_clock(HELIOS), "--address", "0x" + "11" * 20, "--slot",
+                             "0", "--json")
     assert code == 2, out + err
     outcome = json.loads(out)
     assert outcome["verdict"] == "UNVERIFIABLE"
@@ -161,7 +162,8 @@ def test_proof_on_the_mainnet_replay_pins_the_block_then_is_unverifiable(anvil, 
             code, out, err = cli(capsys, "proof", "--rpc", anvil.url, "--beacon", server.url,
                                  "--trusted-root",
                                  load(HELIOS, "meta.json")["trusted_block_root"],
-                                 "--address", "0x" + "11" * 20, "--expect", expect, "--json")
+                                 *replay_clock(HELIOS), "--address", "0x" + "11" * 20,
+                                 "--expect", expect, "--json")
             assert code == 2, out + err
             outcome = json.loads(out)
             assert outcome["verdict"] == "UNVERIFIABLE"

@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from recompute.devnet.anvil import Anvil
+from tests.cli import as_of_head
 
 PULSER_DEADLINE = 1762650024 + 86400
 PRE_ROOT = "0x090e63d66e6cdb08331fece350bd0320551287d53d6644d5af158b04d94d149f"
@@ -166,7 +167,8 @@ def test_bad_recipe_usage_is_exit_64(devnet):
     ]:
         result = subprocess.run(
             [sys.executable, "-m", "recompute", "step", *args[:1], "--rpc", node.url,
-             "--block", "latest", "--address", manifest["contracts"]["AgentMeditationRegistry"],
+             "--block", "latest", *as_of_head(node.url),
+             "--address", manifest["contracts"]["AgentMeditationRegistry"],
              "--param", f"subject={manifest['amm']['subjects']['pulser']['address']}",
              *args[1:]], capture_output=True, text=True, timeout=60)
         assert result.returncode == 64, (args, result.stdout, result.stderr)

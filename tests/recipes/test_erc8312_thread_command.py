@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli import as_of_head
+
 STEP = Path(sys.executable).with_name("recompute-step")
 
 
@@ -16,7 +18,8 @@ def test_the_threads_command_line(devnet):
     envelope = manifest["meters"]["headroom"]["envelopes"]["envelope-1"]
     result = subprocess.run(
         [str(STEP), "8312/cap-conservation", node.url, manifest["contracts"]["HeadroomMeter"],
-         envelope["id"], "struct:2:2:1"], capture_output=True, text=True, timeout=120)
+         envelope["id"], "struct:2:2:1", *as_of_head(node.url)],
+        capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("VERIFIED-GOOD")
     # the history used 2500 + 3000 + 2500 of 8000: aggregate 8000 <= cap 8000

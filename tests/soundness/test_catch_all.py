@@ -31,7 +31,7 @@ def test_an_unexpected_exception_is_one_line_and_exit_70(tmp_path, run_cli):
     module.write_text(BROKEN)
     with FixtureNode(FIXTURES) as node:
         done = run_cli("step", "mine/broken", "--recipes", str(module), "--rpc", node.url,
-                       "--block", "latest", "--address",
+                       "--block", "latest", "--at", "540", "--address",
                        "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df",
                        "--layout", "meter-aggregate-budget")
     err = done.stderr

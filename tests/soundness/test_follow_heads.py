@@ -13,7 +13,8 @@ import threading
 
 import pytest
 
-from recompute.core.anchor import anchor_block, confirm_by_quorum
+from recompute.core.anchor import anchor_block, by_parent_link, confirm_by_quorum
+from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
 from recompute.core.keccak import EMPTY_TRIE_ROOT
@@ -26,6 +27,7 @@ from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
+from tests.rpcproxy import RpcProxy, unchanged
 
 YEAR = 365 * 86400
 
@@ -37,6 +39,14 @@ def chain(module_anvil):
     return module_anvil, meter.address
 
 
+@pytest.fixture(scope="module")
+def relay(chain):
+    """The same node on another port: a second endpoint of a quorum (two names of one host
+    would be refused)."""
+    with RpcProxy(chain[0].url, unchanged) as proxy:
+        yield proxy.url
+
+
 def _checks(address: str) -> list[Check]:
     recipe = get_recipe("8312/cap-conservation")
     params = recipe.parse_params({"shape": "cap:1000", "key": "0x" + "11" * 32})
@@ -44,14 +54,14 @@ def _checks(address: str) -> list[Check]:
 
 
 def _follow(source_first, address, *, seconds=1.5, confirm=None, max_blocks=None,
-            start_timeout=60.0, during=None):
+            start_timeout=60.0, during=None, clock=SYSTEM):
     out, err = io.StringIO(), io.StringIO()
     metrics = Metrics()
     sink = Sink(metrics, out, err)
     stop = threading.Event()
     follower = Follower(BlockEvaluator(_checks(address)), sink, source_first, confirmations=0,
                         poll=0.05, max_backoff=0.1, max_blocks=max_blocks, stop=stop,
-                        confirm=confirm, start_timeout=start_timeout)
+                        confirm=confirm, start_timeout=start_timeout, clock=clock)
     timer = threading.Timer(seconds, stop.set)
     timer.start()
     follower.error = None
@@ -113,15 +123,101 @@ def test_a_child_earlier_than_its_parent_gets_no_verdict(chain, changes):
     assert "earlier than its parent" in err
 
 
-def test_with_a_quorum_a_forged_head_gets_no_line(chain):
+def _child_at(node, delta: int) -> tuple[dict, int]:
+    """Deploy a meter on a fresh anvil (its own clock: the system's), then mine the head's
+    child dated ``delta`` seconds after the head. Returns (head, meter address)."""
+    meter = deploy(connect(node.url), "AggregateBudgetMeter")
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    node.rpc("evm_setNextBlockTimestamp", int(head["timestamp"], 16) + delta)
+    node.rpc("evm_mine")
+    return head, meter.address
+
+
+def test_a_child_from_the_future_gets_no_line(anvil):
+    """The attack: the node's next block (hash-correct, a real child with real proofs) is
+    dated a year ahead of the clock. Before the clock was read, it got a final verdict line
+    (and --on-bad); now every line about it is UNVERIFIABLE (future-head), hash null."""
+    head, address = _child_at(anvil, YEAR)
+    number = int(head["number"], 16)
+    lines, err, _, _ = _follow(lambda: anchor_block([LiveSource(anvil.url)], block=number),
+                               address)
+    assert lines and lines[0]["block"] == number and lines[0]["hash"] == head["hash"]
+    ahead = [line for line in lines if line["block"] == number + 1]
+    assert ahead and all(line["verdict"] == "UNVERIFIABLE" and line["hash"] is None
+                         and line["reason"] == "future-head" and not line["final"]
+                         for line in ahead)
+    assert "ahead of the system clock" in err
+
+
+def test_a_child_a_little_ahead_waits_without_a_line(anvil):
+    """Ahead of the clock by more than --max-clock-drift (15 s) but less than that plus the
+    patience (60 s): no line at all, not even UNVERIFIABLE; written once the clock is near."""
+    head, address = _child_at(anvil, 30)
+    number, stamp = int(head["number"], 16), int(head["timestamp"], 16)
+
+    def first():
+        return anchor_block([LiveSource(anvil.url)], block=number)
+
+    lines, _, _, _ = _follow(first, address, clock=Clock(at=stamp))
+    assert [line["block"] for line in lines] == [number]
+    lines, _, _, _ = _follow(first, address, clock=Clock(at=stamp + 20), max_blocks=2)
+    assert [line["block"] for line in lines] == [number, number + 1]
+
+
+def test_strict_timestamps_refuse_a_child_as_old_as_its_parent(chain):
+    """--strict-timestamps (a real chain: one block a slot): a child with its parent's
+    timestamp is header-mismatch, never evaluated; without it (anvil) it is followed."""
+    node, _ = chain
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    parent = anchor_block([LiveSource(node.url)], block=int(head["number"], 16))
+    same = _forged_child(head, timestamp=int(head["timestamp"], 16))
+    with pytest.raises(Unverifiable) as refused:
+        by_parent_link(parent, same, Clock(strict_timestamps=True))
+    assert refused.value.reason == "header-mismatch"
+    assert "--strict-timestamps" in refused.value.detail
+    assert by_parent_link(parent, same, Clock()).number == parent.number + 1
+
+
+def test_a_lagging_nodes_latest_past_the_bound_is_stale(chain, relay, run_cli):
+    """A node that stopped an hour ago (the clock an hour past its head): its `latest` is
+    stale-anchor, by one node or a quorum; the same block pinned by number is judged as asked,
+    its age recorded."""
+    node, address = chain
+    head = node.rpc("eth_getBlockByNumber", "latest", False)
+    stamp, number = int(head["timestamp"], 16), int(head["number"], 16)
+    hour_later = Clock(at=stamp + 3600)
+    other = LiveSource(relay)  # another endpoint (a relay on its own port) of the same node
+    for sources, quorum in (([LiveSource(node.url)], None), ([LiveSource(node.url), other], 2)):
+        with pytest.raises(Unverifiable) as refused:
+            anchor_block(sources, block="latest", quorum=quorum, clock=hour_later)
+        assert refused.value.reason == "stale-anchor"
+        detail = refused.value.detail
+        assert "1 h 0 min old" in detail and "--max-anchor-age" in detail
+    pinned = anchor_block([LiveSource(node.url)], block=number, clock=hour_later)
+    assert pinned.anchor.to_json()["age_s"] == 3600
+    assert pinned.anchor.to_json()["clock"] == "at"
+    wide = anchor_block([LiveSource(node.url)], block="latest",
+                        clock=Clock(at=stamp + 3600, max_anchor_age=7200))
+    assert wide.hash == bytes.fromhex(head["hash"][2:])
+    result = run_cli("proof", "--rpc", node.url, "-b", "latest", "--address", address,
+                     "--slot", "0", "--at", str(stamp + 3600), "--json")
+    assert result.returncode == 2 and json.loads(result.stdout)["reason"] == "stale-anchor"
+    now = run_cli("proof", "--rpc", node.url, "-b", "latest", "--address", address,
+                  "--slot", "0", "--json")  # the test anvil runs on the system clock
+    assert now.returncode == 0, now.stdout + now.stderr
+    anchor = json.loads(now.stdout)["evidence"]["anchor"]
+    assert anchor["clock"] == "system" and 0 <= anchor["age_s"] < 2400
+
+
+def test_with_a_quorum_a_forged_head_gets_no_line(chain, relay):
     node, address = chain
     head = node.rpc("eth_getBlockByNumber", "latest", False)
 
     class Liar(ForgesHeads):
-        changes = {"timestamp": int(head["timestamp"], 16) + YEAR,
+        changes = {"timestamp": int(head["timestamp"], 16) + 12,
                    "receipts_root": EMPTY_TRIE_ROOT}
 
-    liar, honest = Liar(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    liar, honest = Liar(node.url), LiveSource(relay)
     number = int(head["number"], 16)
 
     def confirm(block):
@@ -140,7 +236,7 @@ def test_with_a_quorum_a_forged_head_gets_no_line(chain):
     assert [(line["block"], line["hash"]) for line in lines][1:] == [(number + 1, real)]
 
 
-def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
+def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain, relay):
     node, address = chain
     node.rpc("evm_mine")
     head = node.rpc("eth_getBlockByNumber", "latest", False)
@@ -150,10 +246,10 @@ def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
     class Sibling(LiveSource):  # serves its own hash-correct version of the head
         def block_by_number(self, ref):
             if ref in ("latest", number):
-                return _forged_child(parent, timestamp=int(head["timestamp"], 16) + YEAR)
+                return _forged_child(parent, timestamp=int(head["timestamp"], 16) + 1)
             return super().block_by_number(ref)
 
-    liar, honest = Sibling(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    liar, honest = Sibling(node.url), LiveSource(relay)
 
     def confirm(block):
         return confirm_by_quorum(block, [s for s in (liar, honest) if s is not block.source], 2)
@@ -166,10 +262,10 @@ def test_a_head_two_endpoints_disagree_on_is_unverifiable(chain):
                            and line["reason"] == "anchor-disagreement" for line in awaited)
 
 
-def test_every_line_carries_its_anchor_and_confirmed_heads_say_by_whom(chain):
+def test_every_line_carries_its_anchor_and_confirmed_heads_say_by_whom(chain, relay):
     node, address = chain
     first = int(node.rpc("eth_blockNumber"), 16)
-    one, two = LiveSource(node.url), LiveSource(node.url.replace("127.0.0.1", "localhost"))
+    one, two = LiveSource(node.url), LiveSource(relay)
 
     def confirm(block):
         return confirm_by_quorum(block, [s for s in (one, two) if s is not block.source], 2)

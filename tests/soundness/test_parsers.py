@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from recompute.cli import main
 from recompute.core.anchor import anchor_block
+from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.header import Header
 from recompute.core.prover import verify_account_proof
@@ -21,6 +22,10 @@ from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
 from recompute.watch.config import load_config
 from tests.core.fixturedata import CONTRACT, FIXTURES, exchanges
+
+# the recorded chain (execution-apis fixtures) is judged as of its head block's time
+# (block 54, timestamp 540): recorded data names its clock (docs/lightclient.md §Clock)
+RECORDED = Clock(at=540)
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -39,7 +44,7 @@ JSON = st.recursive(
 @pytest.fixture(scope="module")
 def real():
     with FixtureNode(FIXTURES) as node:
-        block = anchor_block([LiveSource(node.url)], block="latest")
+        block = anchor_block([LiveSource(node.url)], block="latest", clock=RECORDED)
     proof = next(r["result"] for n, _, r in exchanges("eth_getProof")
                  if n == "get-account-proof-with-storage.io")
     receipts = next(r["result"] for n, _, r in exchanges("eth_getBlockReceipts")
@@ -212,7 +217,7 @@ def test_a_blocks_transactions_that_are_not_hashes_are_rpc_malformed(transaction
             return dict(block, transactions=transactions) if block else block
 
     with FixtureNode(FIXTURES) as node:
-        block = anchor_block([NoBlockReceipts(node.url)], block="latest")
+        block = anchor_block([NoBlockReceipts(node.url)], block="latest", clock=RECORDED)
         with pytest.raises(Unverifiable) as caught:
             prove_receipts(block)
     assert caught.value.reason == "rpc-malformed"

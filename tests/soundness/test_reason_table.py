@@ -1,4 +1,4 @@
-"""The README's reason table lists exactly the reason codes the code can give (issue #11)."""
+"""The reason table of docs/trust.md lists exactly the reason codes the code can give."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from recompute.core.verdict import REASONS, Reason
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "trust.md"
 
 
 def readme_reasons() -> list[str]:

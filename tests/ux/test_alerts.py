@@ -21,7 +21,7 @@ import pytest
 
 from recompute.devnet.anvil import free_port
 from tests.ux.receiver import Receiver
-from tests.watch.meters import LyingTree, lying_cap_check, start_meters_chain
+from tests.watch.meters import HISTORY_AGE, LyingTree, lying_cap_check, start_meters_chain
 from tests.watch.watchproc import EXAMPLE, Watch, block_hash, head, write_config
 
 CHECK = "lying-cap"
@@ -43,7 +43,8 @@ def run(tmp_path_factory):
         port = free_port()
         os.environ["ETH_RPC_URL"] = node.url  # no --rpc: the watch takes $ETH_RPC_URL
         try:
-            watch = Watch("--config", str(config), "--poll", "0.1", "--confirmations", "0",
+            watch = Watch(*HISTORY_AGE, "--config", str(config), "--poll", "0.1",
+                          "--confirmations", "0",
                           "--metrics-port", str(port), "--on-bad-webhook", receiver.url)
         finally:
             del os.environ["ETH_RPC_URL"]

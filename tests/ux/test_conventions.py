@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
 
 import pytest
 
 from recompute.devnet.anvil import rpc_call
+from tests.rpcproxy import RpcProxy, silent_endpoint, unchanged
 
 DEV = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"  # anvil's first funded account
 
@@ -71,8 +70,8 @@ def test_a_tag_is_resolved_by_the_node_and_the_evidence_says_so(run_cli, chain, 
 
 
 def test_a_tag_under_a_quorum_is_decided_by_the_quorum(run_cli, chain):
-    other = chain.url.replace("127.0.0.1", "localhost")  # the same node under two names
-    evidence = _proof(run_cli, "-r", chain.url, "-r", other, "-b", "finalized")
+    with RpcProxy(chain.url, unchanged) as other:  # the same node on another port
+        evidence = _proof(run_cli, "-r", chain.url, "-r", other.url, "-b", "finalized")
     assert evidence["anchor"]["method"] == "quorum"
     assert evidence["anchor"]["tag_decided_by"] == "quorum"
     assert evidence["block"]["hash"] == _block(chain.url, "finalized")["hash"]
@@ -128,31 +127,8 @@ def test_a_bad_rpc_timeout_is_a_usage_error(run_cli, value):
 def test_rpc_timeout_bounds_a_node_that_never_answers(run_cli):
     """A node that accepts the connection and says nothing: with --rpc-timeout 0.5 the
     command gives up (UNVERIFIABLE, rpc-unreachable) long before the 30 s default would."""
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(8)
-    held = []
-    stop = threading.Event()
-
-    def accept():
-        silent.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(silent.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    with silent_endpoint() as url:
         result = run_cli("proof", "-r", url, "-b", "1", "--address", DEV, "--json",
                          "--rpc-timeout", "0.5", timeout=15)
-    finally:
-        stop.set()
-        thread.join(5)
-        for conn in held:
-            conn.close()
-        silent.close()
     assert result.returncode == 2, result.stderr
     assert json.loads(result.stdout)["reason"] == "rpc-unreachable"

@@ -17,6 +17,7 @@ import pytest
 from web3 import Web3
 
 from recompute.devnet.contracts import connect, deploy
+from tests.cli import as_of_head
 
 TESTS = Path(__file__).resolve().parents[1]
 ZOO = TESTS / "layout" / "artifacts"
@@ -240,3 +241,38 @@ def test_compare_views_always_counts(devnet, run_cli):
                  "--compare-views", registry="LyingMeditationRegistry")
     line = next(x for x in liar.stdout.splitlines() if x.startswith("views: "))
     assert line.startswith("views: 3 value(s) compared, ") and not line.endswith(" 0 disagreed")
+
+
+def test_read_all_on_a_layout_of_only_mappings_lists_them(devnet, run_cli):
+    """amm-registry's variables are all mappings: --all has nothing to read but must name
+    them (the expected names: solc's storageLayout in the registry's artifact)."""
+    from recompute.devnet.contracts import load_artifact
+
+    node, manifest = devnet
+    storage = load_artifact("AgentMeditationRegistry")["storageLayout"]
+    labels = [v["label"] for v in storage["storage"]]
+    assert all(storage["types"][v["type"]]["encoding"] == "mapping" for v in storage["storage"])
+    result = run_cli("read", "-r", node.url, "-b", "latest", *as_of_head(node.url),
+                     "--layout", "amm-registry",
+                     "--address", manifest["contracts"]["AgentMeditationRegistry"], "--all")
+    assert result.returncode == 0, result.stderr
+    assert ("note: not read, mappings (read an entry by key, e.g. heads[KEY]): "
+            + ", ".join(labels)) in result.stdout
+
+
+def test_step_on_raw_slots_names_no_layout(devnet, run_cli):
+    """A struct:S:A:C key reads raw slots: the output must not name the recipe's default
+    layout, which was not used; a shape read through a layout names it."""
+    node, manifest = devnet
+    meter = manifest["contracts"]["ReservedConfirmedMeter"]
+    key = "0x" + "11" * 32
+    at = as_of_head(node.url)  # the devnet is dated: its latest is judged as of its own time
+    raw = run_cli("step", "8312/cap-conservation", node.url, meter, key, "struct:2:2:1", *at)
+    assert raw.returncode == 0, raw.stderr
+    assert f"on {meter} (raw slots, no layout):" in raw.stdout
+    assert "(layout" not in raw.stdout
+    laid = run_cli("step", "8312/cap-conservation", node.url, meter, key, "reserved-confirmed",
+                   *at)
+    assert laid.returncode in (0, 1), laid.stderr
+    assert (f"on {meter} (layout contracts/src/meters/ReservedConfirmedMeter.sol:"
+            "ReservedConfirmedMeter):") in laid.stdout

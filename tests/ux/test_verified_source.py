@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,7 +117,7 @@ def _offline_env(tmp_path: Path) -> dict:
 def _import(run_cli, tmp_path, source: Path, *extra):
     out = tmp_path / "out.json"
     result = run_cli("layout", "import", str(source), "-o", str(out), *extra,
-                     env=_offline_env(tmp_path), cwd=REPO_ROOT, timeout=600)
+                     env=_offline_env(tmp_path), cwd=tmp_path, timeout=600)
     return result, (json.loads(out.read_text()) if result.returncode == 0 else None)
 
 
@@ -155,6 +156,29 @@ def test_sourcify_folder_equals_solcs_own_layout(compiled, run_cli, tmp_path, ve
     assert descriptor["provenance"] == {"kind": "sourcify", "compiler": descriptor["compiler"],
                                         "settings_sha256": _settings_sha(kept),
                                         "target": "src/Vault.sol:Vault"}
+
+
+def test_sourcify_metadata_with_libraries(compiled, run_cli, tmp_path):
+    """solc metadata names linked libraries flat, {"path:Name": address}; standard JSON wants
+    {path: {Name: address}} (solc: "Library entry is not a JSON object" otherwise). Libraries
+    change the bytecode, never the storage layout: the import equals solc's layout."""
+    metadata = json.loads(compiled["0.8.37"]["metadata"])
+    metadata["settings"]["libraries"] = {
+        "src/Base.sol:Maths": "0x" + "ab" * 20, "lib/Types.sol:Codec": "0x" + "cd" * 20}
+    folder = _sourcify_folder(tmp_path, json.dumps(metadata))
+    result, descriptor = _import(run_cli, tmp_path, folder)
+    assert result.returncode == 0, result.stderr
+    _same_layout(descriptor, compiled["0.8.37"]["layout"])
+
+
+def test_sourcify_library_without_an_address_is_one_line(compiled, run_cli, tmp_path):
+    metadata = json.loads(compiled["0.8.37"]["metadata"])
+    metadata["settings"]["libraries"] = {"src/Base.sol:Maths": {"nested": "object"}}
+    folder = _sourcify_folder(tmp_path, json.dumps(metadata))
+    result, _ = _import(run_cli, tmp_path, folder)
+    assert result.returncode == 64
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "library 'src/Base.sol:Maths' has no address" in result.stderr
 
 
 def _etherscan(tmp_path: Path, source_code: str, version: str, full: str, **fields) -> Path:
@@ -243,12 +267,14 @@ def test_a_version_that_cannot_be_had_names_the_package(compiled, run_cli, tmp_p
     metadata["compiler"]["version"] = "0.8.19+commit.7dd6d404"
     folder = _sourcify_folder(tmp_path, json.dumps(metadata))
     result, _ = _import(run_cli, tmp_path, folder)
-    _one_line_64(result, "solc 0.8.19 is not installed: run `npm install --prefix ")
-    assert "solc@0.8.19`" in result.stderr
+    _one_line_64(result, "solc 0.8.19 is not installed")
+    assert "RECOMPUTE_SOLC_OFFLINE forbids installing it" in result.stderr
+    assert "`npm install --prefix DIR solc@0.8.19` and give DIR/node_modules with --solc" \
+        in result.stderr
 
 
 @pytest.mark.parametrize("source_code,fields,needle", [
-    ("{{ not json }}", {}, "SourceCode: not JSON"),
+    ("{{ not json }}", {}, "SourceCode is not JSON"),
     ("", {}, "the contract is not verified (empty SourceCode)"),
     ('{"../../etc/x.sol": {"content": "x"}}', {}, "leaves its folder"),
     ('{"a.sol": {"nocontent": 1}}', {}, "source 'a.sol' has no 'content' text"),
@@ -288,3 +314,80 @@ def test_keccak_of_sources_is_what_the_metadata_says(compiled):
     metadata = json.loads(compiled["0.8.26"]["metadata"])
     for path, text in SOURCES.items():
         assert metadata["sources"][path]["keccak256"] == "0x" + keccak256(text.encode()).hex()
+
+
+def _shape(descriptor: dict) -> list[tuple]:
+    """Each variable's name, slot, offset and type as solc labels it (solc's astIds and the
+    type ids made of them differ with the set of sources compiled together)."""
+    types = descriptor["types"]
+    return [(v["label"], v["slot"], v["offset"], types[v["type"]]["label"],
+             types[v["type"]]["numberOfBytes"]) for v in descriptor["storage"]]
+
+
+@pytest.mark.parametrize("example,bundled", [
+    ("sourcify/31337/0x5FbDB2315678afecb367f032d93F642f64180aa3", "amm-registry"),
+    ("etherscan/ReservedConfirmedMeter.json", "meter-reserved-confirmed")])
+def test_the_shipped_examples_import_to_the_bundled_layouts(run_cli, tmp_path, example, bundled):
+    """examples/ holds a Sourcify folder and an Etherscan answer of devnet contracts (made by
+    examples/verified/make.py); each imports to the layout the repository bundles for that
+    contract (solc's storageLayout from contracts/artifacts)."""
+    shipped = REPO_ROOT / "examples" / example
+    if shipped.is_dir():  # the copies are the repository's sources (else: make.py again)
+        sources = {p.relative_to(shipped / "sources").as_posix(): p.read_text()
+                   for p in (shipped / "sources").rglob("*.sol")}
+    else:
+        code = json.loads(shipped.read_text())["result"][0]["SourceCode"]
+        sources = {k: v["content"] for k, v in json.loads(code[1:-1])["sources"].items()}
+    assert sources and all(text == (REPO_ROOT / path).read_text()
+                           for path, text in sources.items()), "run examples/verified/make.py"
+    result, descriptor = _import(run_cli, tmp_path, shipped)
+    assert result.returncode == 0, result.stderr
+    expected = json.loads((REPO_ROOT / "layouts" / f"{bundled}.json").read_text())
+    assert descriptor["contract"] == expected["contract"]
+    assert _shape(descriptor) == _shape(expected)
+
+
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize("shape", ["answer", "source-code", "metadata"])
+def test_deep_nesting_is_refused_before_it_is_parsed(run_cli, tmp_path, shape):
+    """200,000 nested arrays: the depth is counted on the text, so the parser never recurses
+    into it (no RecursionError or stack overflow: one line, exit 64)."""
+    if shape == "metadata":
+        source = _sourcify_folder(tmp_path, '{"sources": ' + DEEP + "}")
+    else:
+        source = tmp_path / "getsourcecode.json"
+        if shape == "answer":
+            source.write_text('{"status": "1", "result": ' + DEEP + "}")
+        else:
+            source.write_text(json.dumps({"status": "1", "result": [{
+                "SourceCode": '{{"sources": ' + DEEP + "}}", "ContractName": "Vault",
+                "CompilerVersion": "v0.8.26+commit.8a97fa7a"}]}))
+    result, _ = _import(run_cli, tmp_path, source)
+    _one_line_64(result, "nested deeper than 64")
+
+
+LIBRARY_DEEP = """
+import sys
+from pathlib import Path
+import web3  # py_ecc, imported by web3, raises the recursion limit to 100,000
+assert sys.getrecursionlimit() >= 100_000
+from recompute.core.errors import UsageError
+from recompute.layout.verified_source import load_etherscan
+try:
+    load_etherscan(Path(sys.argv[1]))
+except UsageError as exc:
+    print(exc)
+"""
+
+
+def test_deep_nesting_is_refused_under_webs_recursion_limit(tmp_path):
+    """In a program that imported web3, json.loads of 200,000 nested arrays overflows the C
+    stack (SIGSEGV) before a depth check on the parsed value could run."""
+    answer = tmp_path / "getsourcecode.json"
+    answer.write_text('{"status": "1", "result": ' + DEEP + "}")
+    done = subprocess.run([sys.executable, "-c", LIBRARY_DEEP, str(answer)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    assert done.stdout.strip() == f"{answer}: JSON nested deeper than 64 levels"

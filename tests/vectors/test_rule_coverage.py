@@ -1,7 +1,7 @@
 """The rule inventory (vectors/rules.json): every rule of the seeds a recipe implements is
 decided by at least one shipped vector, or listed with the reason none can be.
 
-"Decided" is measured, not asserted: each rule's mistaken method (``Recipe.mistakes()[rule id]``,
+"Decided" is measured, not asserted: each rule's mistaken method (``mistakes_of(recipe)[rule id]``,
 one mistake per rule) is replayed on every vector the inventory lists for it, and each must fail
 (its verdict, or only a derived value, as listed). Expected outcomes of the inventory's vectors
 are hand-computed from the seeds (``hand_computed``) and compared with the committed vectors."""
@@ -15,6 +15,7 @@ import pytest
 from recompute.data import VECTORS
 from recompute.recipes.framework import load_recipes
 from recompute.vectors import load_json
+from recompute.vectors.mistakes import mistakes_of
 from recompute.vectors.replay import replay
 from recompute.vectors.tamper import _fails
 
@@ -47,14 +48,14 @@ def test_every_rule_names_a_vector_that_exists_or_a_reason():
 
 def test_one_mistake_per_rule_and_a_rule_for_every_mistake():
     decided = {r["id"]: r["recipe"] for r in RULES if not r.get("reason")}
-    mistakes = {rule: name for name, recipe in RECIPES.items() for rule in recipe.mistakes()}
+    mistakes = {rule: name for name, recipe in RECIPES.items() for rule in mistakes_of(recipe)}
     assert mistakes == decided
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if not r.get("reason")], ids=lambda r: r["id"])
 def test_each_rule_decides_its_vectors(rule):
     """Mutate the rule (its mistake) and every listed vector fails, as listed."""
-    mistaken = RECIPES[rule["recipe"]].mistakes()[rule["id"]]
+    mistaken = mistakes_of(RECIPES[rule["recipe"]])[rule["id"]]
     for entry in rule["vectors"]:
         vector = SUITE[entry["name"]]
         assert _fails(vector, vector, mistaken), f"{rule['id']} does not decide {entry['name']}"
@@ -66,7 +67,7 @@ def test_each_rule_decides_its_vectors(rule):
 def test_the_listed_vectors_are_all_that_a_rule_decides():
     """The table is complete: no shipped step vector of the recipe is decided but unlisted."""
     for rule in (r for r in RULES if not r.get("reason")):
-        mistaken = RECIPES[rule["recipe"]].mistakes()[rule["id"]]
+        mistaken = mistakes_of(RECIPES[rule["recipe"]])[rule["id"]]
         decided = {name for name, v in SUITE.items()
                    if v.get("recipe") == rule["recipe"]
                    and v["expected"]["verdict"] != "UNVERIFIABLE" and _fails(v, v, mistaken)}

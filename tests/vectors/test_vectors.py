@@ -79,7 +79,47 @@ def test_an_edited_expected_verdict_fails(tmp_path):
     write_suite(copy, files)  # re-pin, so only the replay can catch the edit
     result = verify(str(copy))
     assert result.returncode == 1
-    assert "FAIL amm-layer-status-overdue: verdict 'VERIFIED-BAD'" in result.stdout
+    # named by the file to open and fix (its name is the vector's)
+    assert f"FAIL {victim}: verdict 'VERIFIED-BAD'" in result.stdout
+
+
+def test_a_folder_of_failing_vectors_names_each_failure_by_its_file(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    victims = []
+    for name in ("amm-layer-status-overdue", "amm-layer-status-due"):
+        vector = load_json(VECTORS / "devnet" / f"{name}.json")
+        vector["expected"]["verdict"] = "VERIFIED-" + (
+            "GOOD" if vector["expected"]["verdict"] == "VERIFIED-BAD" else "BAD")
+        victims.append(folder / f"copy-of-{name}.json")  # the file name is not the vector's
+        victims[-1].write_text(dumps(vector))
+    result = verify(str(folder))
+    assert result.returncode == 1
+    fails = [line for line in result.stdout.splitlines() if line.startswith("FAIL ")]
+    assert len(fails) == 2
+    for victim in victims:
+        assert sum(line.startswith(f"FAIL {victim} (") for line in fails) == 1, fails
+
+
+def test_add_creates_a_suite_that_does_not_exist_yet(tmp_path):
+    import hashlib
+
+    folder = tmp_path / "suite-to-be"
+    folder.mkdir()
+    source = next(iter(sorted((VECTORS / "pure").glob("*.json"))))
+    shutil.copy(source, folder / source.name)
+    suite = folder / "suite.json"
+    added = subprocess.run([sys.executable, "-m", "recompute", "vectors", "add",
+                            str(folder / source.name), "--suite", str(suite)],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert added.returncode == 0, added.stdout + added.stderr
+    document = json.loads(suite.read_text())
+    assert document["profile"] == "recompute-vectors.v1"
+    assert document["vectors"] == [{"path": source.name, "sha256": hashlib.sha256(
+        source.read_bytes()).hexdigest()}]
+    again = verify(str(folder))
+    assert again.returncode == 0, again.stdout
+    assert again.stdout.strip().splitlines()[-1] == "1 passed, 0 failed"
 
 
 def test_every_recipe_has_a_devnet_vector():

@@ -104,3 +104,23 @@ class DaskCluster:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def tls_files(directory: Path, name: str = "node") -> dict[str, Path]:
+    """A throwaway CA and one certificate it signed (P-256, a day long), made with the system's
+    ``openssl``: ``{"ca", "cert", "key"}`` paths. Dask's TLS checks the chain, not host names,
+    so one certificate serves the scheduler, the workers and the client."""
+    files = {"ca": directory / f"{name}-ca.pem", "ca_key": directory / f"{name}-ca.key",
+             "cert": directory / f"{name}.pem", "key": directory / f"{name}.key"}
+    csr = directory / f"{name}.csr"
+    curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    for command in (
+        ["req", "-x509", *curve, "-keyout", files["ca_key"], "-out", files["ca"], "-days", "1",
+         "-subj", f"/CN={name} test CA"],
+        ["req", *curve, "-keyout", files["key"], "-out", csr, "-subj", "/CN=127.0.0.1"],
+        ["x509", "-req", "-in", csr, "-CA", files["ca"], "-CAkey", files["ca_key"],
+         "-CAcreateserial", "-out", files["cert"], "-days", "1"],
+    ):
+        subprocess.run(["openssl", *map(str, command)], check=True, capture_output=True,
+                       cwd=directory)
+    return files

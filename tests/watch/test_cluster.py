@@ -19,7 +19,7 @@ import pytest
 
 from tests import REPO_ROOT
 from tests.rpcproxy import RpcProxy
-from tests.watch.daskproc import DaskCluster
+from tests.watch.daskproc import DaskCluster, tls_files
 from tests.watch.watchproc import EXAMPLE
 
 FIRST, LAST, SEGMENT = 110, 157, 6
@@ -115,3 +115,94 @@ def test_a_segment_that_keeps_failing_ends_as_unverifiable_lines_never_a_gap(
     row = next(t for t in err.splitlines() if t.startswith(EVERY_BLOCK + " "))
     assert int(row.split()[4]) == failed_hi - FIRST + 1  # the summary counts them
     assert f"segment {failed_lo}..{failed_hi} not merged (segment-failed)" in err
+
+
+# ---- a cluster you can trust: tls://, and no plain tcp:// off this machine without a flag ----
+
+
+@pytest.fixture(scope="module")
+def tls_cluster(tmp_path_factory):
+    """A scheduler and one worker in this process speaking only mutual TLS on 127.0.0.1."""
+    from distributed import LocalCluster
+    from distributed.security import Security
+
+    files = tls_files(tmp_path_factory.mktemp("tls"))
+    security = Security(tls_ca_file=str(files["ca"]), tls_scheduler_cert=str(files["cert"]),
+                        tls_scheduler_key=str(files["key"]), tls_worker_cert=str(files["cert"]),
+                        tls_worker_key=str(files["key"]), tls_client_cert=str(files["cert"]),
+                        tls_client_key=str(files["key"]), require_encryption=True)
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                           protocol="tls", host="127.0.0.1", scheduler_port=0,
+                           dashboard_address=None, security=security)
+    try:
+        yield cluster.scheduler_address, files
+    finally:
+        cluster.close()
+
+
+def test_a_tls_cluster_on_loopback_gives_the_one_process_lines(baseline, tls_cluster):
+    node, expected = baseline
+    address, files = tls_cluster
+    assert address.startswith("tls://127.0.0.1:")
+    process = audit(node, "--cluster", address, "--cluster-ca", str(files["ca"]),
+                    "--cluster-cert", str(files["cert"]), "--cluster-key", str(files["key"]),
+                    "--segment-blocks", str(SEGMENT))
+    out, err = process.communicate(timeout=180)
+    assert process.returncode == 1, err
+    assert out == expected
+
+
+def test_a_client_of_another_ca_is_not_let_in(tls_cluster, tmp_path):
+    from recompute.core.errors import UsageError
+    from recompute.watch.cluster import DaskExecutor, cluster_target
+
+    address, _ = tls_cluster
+    other = tls_files(tmp_path, "stranger")
+    target = cluster_target(address, ca=str(other["ca"]), cert=str(other["cert"]),
+                            key=str(other["key"]))
+    with pytest.raises(UsageError, match="no Dask scheduler answered"):
+        DaskExecutor(cluster=target)
+
+
+def run_watch(capsys, *extra: str) -> tuple[int, str]:
+    """The CLI in this process; nothing listens on port 9: the refusals come before any node
+    or scheduler is asked."""
+    from recompute.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["watch", "--rpc", "http://127.0.0.1:9", "--config", str(EXAMPLE), "--from", "1",
+              "--to", "2", *extra])
+    return done.value.code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--cluster", "tcp://10.1.2.3:8786"],
+     "--cluster tcp://10.1.2.3:8786: plain tcp is unauthenticated pickle"),
+    (["--cluster", "10.1.2.3:8786"], "plain tcp is unauthenticated pickle"),
+    (["--cluster", "tls://10.1.2.3:8786"], "--cluster tls://10.1.2.3:8786 needs --cluster-ca"),
+    (["--cluster", "tcp://127.0.0.1:8786", "--cluster-ca", "x.pem"],
+     "--cluster-ca is for a tls:// cluster"),
+    (["--cluster", "ws://10.1.2.3:8786"], "give tls://HOST:PORT"),
+    (["--cluster", "tls://10.1.2.3:8786", "--cluster-ca", "no.pem", "--cluster-cert", "no.pem"],
+     "--cluster-ca no.pem: no such file"),
+    (["--insecure-cluster"], "--insecure-cluster goes with --cluster URL"),
+])
+def test_an_untrusted_cluster_is_refused_before_any_connection(capsys, extra, needle):
+    code, err = run_watch(capsys, *extra)
+    assert code == 64 and needle in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_tls_files_may_come_from_dasks_own_configuration(tls_cluster):
+    import dask
+
+    from recompute.watch.cluster import DaskExecutor, cluster_target
+
+    address, files = tls_cluster
+    with dask.config.set({"distributed.comm.tls.ca-file": str(files["ca"]),
+                          "distributed.comm.tls.client.cert": str(files["cert"]),
+                          "distributed.comm.tls.client.key": str(files["key"])}):
+        executor = DaskExecutor(cluster=cluster_target(address))
+        try:
+            assert executor.client.scheduler_info()["address"] == address
+        finally:
+            executor.close()

@@ -16,7 +16,13 @@ import urllib.request
 import pytest
 
 from recompute.devnet.anvil import free_port
-from tests.watch.meters import LyingTree, honest_key_check, lying_cap_check, start_meters_chain
+from tests.watch.meters import (
+    HISTORY_AGE,
+    LyingTree,
+    honest_key_check,
+    lying_cap_check,
+    start_meters_chain,
+)
 from tests.watch.watchproc import Watch, block_hash, head, write_config
 
 LYING, HONEST = "lying-cap", "honest-key"
@@ -39,7 +45,7 @@ def run(tmp_path_factory):
                                                     honest_key_check(HONEST, manifest)])
         hook_file = tmp / "on-bad.jsonl"
         port = free_port()
-        watch = Watch("--rpc", node.url, "--config", str(config), "--poll", "0.1",
+        watch = Watch(*HISTORY_AGE, "--rpc", node.url, "--config", str(config), "--poll", "0.1",
                       "--confirmations", "2", "--metrics-port", str(port),
                       "--on-bad", f"cat >> {hook_file}")
         watch.wait_for_block(start, CHECKS)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.watch.meters import honest_key_check, start_meters_chain
+from tests.watch.meters import HISTORY_AGE, honest_key_check, start_meters_chain
 from tests.watch.watchproc import Watch, block_hash, head, write_config
 
 pytestmark = pytest.mark.anvil
@@ -20,7 +20,7 @@ def test_a_restarted_bot_continues_after_the_last_final_block(tmp_path, run_cli)
     try:
         config = write_config(tmp_path / "checks.toml", [honest_key_check("key-1", manifest)])
         store = tmp_path / "bot.sqlite"
-        args = ["--rpc", node.url, "--config", str(config), "--poll", "0.1",
+        args = [*HISTORY_AGE, "--rpc", node.url, "--config", str(config), "--poll", "0.1",
                 "--confirmations", "1", "--store", str(store)]
         start = int(head(node.url)["number"], 16)
         first = Watch(*args, "--max-blocks", "3")

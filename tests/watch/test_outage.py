@@ -10,7 +10,13 @@ import re
 
 import pytest
 
-from tests.watch.meters import LyingTree, honest_key_check, lying_cap_check, start_meters_chain
+from tests.watch.meters import (
+    HISTORY_AGE,
+    LyingTree,
+    honest_key_check,
+    lying_cap_check,
+    start_meters_chain,
+)
 from tests.watch.watchproc import Watch, block_hash, head, write_config
 
 CHECKS = ("lying-cap", "honest-key")
@@ -29,7 +35,7 @@ def run(tmp_path_factory):
         config = write_config(tmp / "checks.toml", [
             lying_cap_check(CHECKS[0], manifest, tree.period_of(tree.now + 12)),
             honest_key_check(CHECKS[1], manifest)])
-        watch = Watch("--rpc", node.url, "--config", str(config), "--poll", str(POLL),
+        watch = Watch(*HISTORY_AGE, "--rpc", node.url, "--config", str(config), "--poll", str(POLL),
                       "--max-backoff", str(MAX_BACKOFF), "--confirmations", "2")
         watch.wait_for_block(start, len(CHECKS))
         before = tree.mine()

@@ -13,7 +13,7 @@ import signal
 
 import pytest
 
-from tests.watch.meters import LyingTree, lying_cap_check, start_meters_chain
+from tests.watch.meters import HISTORY_AGE, LyingTree, lying_cap_check, start_meters_chain
 from tests.watch.watchproc import Watch, block_hash, head, write_config
 
 CHECK = "lying-cap"
@@ -30,7 +30,7 @@ def run(tmp_path_factory):
         period = tree.period_of(tree.now + 12)
         assert tree.period_of(tree.now + 12 * 8) == period
         config = write_config(tmp / "checks.toml", [lying_cap_check(CHECK, manifest, period)])
-        watch = Watch("--rpc", node.url, "--config", str(config), "--poll", "0.1",
+        watch = Watch(*HISTORY_AGE, "--rpc", node.url, "--config", str(config), "--poll", "0.1",
                       "--confirmations", "2")
         watch.wait_for_block(fork, 1)
         snapshot = node.rpc("evm_snapshot")

@@ -63,8 +63,18 @@ def _play(sink: RecordingSink, start: int = 1) -> None:
             sink.finalized([line.as_final() for line in _lines(block - 2, False)])
 
 
-def _run(path, store_path, budget: int | None) -> None:
+def _store(store_path) -> Store:
+    """A follow store, its audit parameters as a follow-mode watch puts them."""
     store = Store(store_path)
+    if store.get("mode") is None:
+        store.put({"mode": "follow", "config_hash": "ab" * 32, "confirmations": 2,
+                   "checks": [{"name": name, "healthy": "VERIFIED-GOOD", "since": 0}
+                              for name in CHECKS]})
+    return store
+
+
+def _run(path, store_path, budget: int | None) -> None:
+    store = _store(store_path)
     with open(path, "a") as handle:
         out = DyingFile(handle, budget) if budget is not None else handle
         sink = RecordingSink(Metrics(), out, io.StringIO(), store=store)
@@ -122,7 +132,7 @@ def test_a_kill_at_any_byte_then_a_restart_writes_stdout_exactly_once(tmp_path, 
 
 
 def test_on_a_pipe_the_write_in_flight_is_written_again_and_said(tmp_path):
-    store = Store(tmp_path / "bot.sqlite")
+    store = _store(tmp_path / "bot.sqlite")
     first = io.StringIO()  # not a file: nobody can read it back
     sink = RecordingSink(Metrics(), first, io.StringIO(), store=store)
     sink.evaluated(_lines(1, False))  # committed, then written (the kill comes after)
