@@ -10,7 +10,14 @@ from pathlib import Path
 import click
 
 from recompute.cli import cli
-from recompute.devnet.lifecycle import DEFAULT_PORT, DEFAULT_STATE_DIR, DevnetError, down, up
+from recompute.devnet.lifecycle import (
+    DEFAULT_PORT,
+    DEFAULT_STATE_DIR,
+    DevnetError,
+    LiveOptions,
+    down,
+    up,
+)
 
 
 @cli.group("devnet")
@@ -41,6 +48,17 @@ def _summary(manifest: dict) -> list[str]:
         about = moment.get("about")
         if about:
             lines.append(f"      {about['recipe']} -> {about['verdict']}: {about['text']}")
+    live = manifest.get("live")
+    if live:
+        reorgs = f", a reorg every {live['reorg_every']} blocks" if live["reorg_every"] else ""
+        lines.append(f"live: a block every {live['block_time']} s from block "
+                     f"{live['first_block']}{reorgs} (producer pid {live['producer_pid']}, "
+                     f"log {live['log']})")
+        lines.append(f"  lie: {live['stream']['lie']}")
+        lines.append(f"  beacon network: --network {manifest['beacon']['network_file']}")
+        lines.append("  the chain is current: tags (-b latest) and follow mode need no --at; "
+                     "--beacon needs --network (above) and --accept-old-checkpoint (the trusted "
+                     "root is the genesis, dated 2025)")
     return lines
 
 
@@ -64,8 +82,9 @@ def _next_commands(manifest: dict) -> list[str]:
                      f"--address {manifest['contracts'][about['contract']]} {params}")
     beacon = manifest.get("beacon")
     if beacon and registry:
+        network = beacon.get("network_file", "devnet")  # a living devnet's has its clock
         lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
-                     f"{beacon['trusted_root']} --network devnet{at} --accept-old-checkpoint "
+                     f"{beacon['trusted_root']} --network {network}{at} --accept-old-checkpoint "
                      f"--address {registry} --slot 0")
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
@@ -81,16 +100,30 @@ def _next_commands(manifest: dict) -> list[str]:
               default=DEFAULT_STATE_DIR, show_default=True, help="Where the devnet keeps state.")
 @click.option("--fresh", is_flag=True, help="Discard a stopped devnet's state and rebuild.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
-def devnet_up(port, state_dir, fresh, as_json):
+@click.option("--live", is_flag=True,
+              help="After the history, mine a block every --block-time seconds at the wall "
+                   "clock, playing a scripted stream with a lie every minute (docs/devnet.md).")
+@click.option("--block-time", type=click.IntRange(1, 60), default=2, show_default=True,
+              metavar="S", help="--live: seconds between blocks (and a beacon slot).")
+@click.option("--reorg-every", type=click.IntRange(4, None), metavar="K",
+              help="--live: a reorg of depth 1 to 3 every K blocks.")
+def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
     """Start anvil, deploy every reference contract, drive the scripted history."""
+    if not live and (reorg_every is not None or block_time != 2):
+        raise click.UsageError("--block-time and --reorg-every go with --live")
     try:
-        manifest, started = up(state_dir, port, fresh, preferred_port=DEFAULT_PORT)
+        manifest, started = up(state_dir, port, fresh,
+                               LiveOptions(block_time, reorg_every) if live else None,
+                               preferred_port=DEFAULT_PORT)
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     if not started:
         click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
                    "`recompute devnet down` stops it", err=True)
+        if live and not manifest.get("live"):
+            click.echo("it is not a living devnet: `recompute devnet down`, then `up --live`",
+                       err=True)
     elif port is None and manifest.get("port") != DEFAULT_PORT:
         click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
                    f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "

@@ -162,10 +162,11 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
-    store = None
+    store = recording = None
     try:
         if stored_follow:
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
+            recording = sink
         if last is None and not (resume and not stored_follow):
             follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
@@ -191,6 +192,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop, files, config_path)
     finally:
+        if recording is not None:
+            recording.close()
         files.discard()
         _close(store, session, hook, server)
     sys.exit(code)
@@ -375,6 +378,7 @@ def _follow_store(store_path, checks, config_path, confirmations, sink):
 
     store, _, _ = open_follow_store(store_path, checks, config_path, confirmations)
     recording = RecordingSink(sink.metrics, sink.out, sink.err, sink.hook, store=store)
+    recording.recover()  # what stdout lacks of the last write before a restart
     return store, recording
 
 
@@ -382,8 +386,10 @@ def _continue_after_final(follower: Follower, store, sources, sink, clock) -> No
     """A restarted bot: the last final block of its store, pinned by the hash the store
     recorded, is the tip; the follower goes on from its child by parent links."""
     number, block_hash = store.get("last_final_block"), store.get("last_final_hash")
+    follower.written = sink.written_above_final()  # first lines an earlier run wrote
     if not isinstance(number, int) or not isinstance(block_hash, str):
         return
+    follower.written = {n: h for n, h in follower.written.items() if n > number}
     tip = anchor_block(sources, block=number, block_hash=parse_hash(block_hash, "the store"),
                        clock=clock)
     follower.tip = tip

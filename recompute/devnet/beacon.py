@@ -24,6 +24,7 @@ import copy
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -247,12 +248,25 @@ class DevnetBeaconServer(_BeaconHTTP):
     ``1 + k * slots_per_block``; its state finalizes block k-1. The finality update attests
     the last block and finalizes the one before; the optimistic update attests the last.
 
-    ``signers``: how many committee members sign (default all 32)."""
+    ``signers``: how many committee members sign (default all 32).
+
+    ``live_from`` (the living devnet, recompute/devnet/live.py): from that block on, a block's
+    slot follows its timestamp by the network's clock (``genesis_time``, ``seconds_per_slot``:
+    at least the previous slot + 1), its state finalizes the last block at or before the
+    start of the epoch two before its own (a real chain's normal finality lag, 16 to 24 slots
+    with 8 slots an epoch), and a block's update is published once the clock is a slot past
+    its signature slot (slot + 1). The blocks before ``live_from`` keep the static chain's
+    slots, so the trusted root stays the same."""
+
+    FINALITY_LAG_EPOCHS = 2
 
     def __init__(self, blocks: Sequence[Mapping[str, object]], *, network: Network = DEVNET,
                  slots_per_block: int = 1, seed: bytes = DEVNET_KEY_SEED,
-                 signers: int | None = None, tamper: Tamper | None = None):
+                 signers: int | None = None, tamper: Tamper | None = None,
+                 live_from: int | None = None, clock: Callable[[], float] = time.time):
         super().__init__()
+        self.live_from = live_from
+        self.clock = clock
         if len(blocks) < 2:
             raise ValueError("the devnet beacon chain needs at least two execution blocks")
         if not 1 <= slots_per_block <= network.slots_per_period:
@@ -273,11 +287,53 @@ class DevnetBeaconServer(_BeaconHTTP):
 
     def add_blocks(self, blocks: Sequence[Mapping[str, object]]) -> None:
         """Extend the chain by the next execution blocks (the devnet's new blocks): each is
-        signed, the one before it finalized."""
+        signed, the one before it finalized (live blocks: see the class docstring)."""
         for block in blocks:
             slot = int(self.blocks[-1].header.slot) + self._slots_per_block
+            if self._is_live(len(self.blocks)):
+                slot = max(slot, self.network.slot_at_time(_quantity(block, "timestamp")))
             self._add_block(len(self.blocks), slot, block)
         self.current_slot = int(self.blocks[-1].header.slot) + 1
+
+    def truncate(self, count: int) -> None:
+        """Forget every block from ``count`` on (the execution chain was reorganised there;
+        the live devnet's reorgs are shallower than its finality lag, so no finalized block
+        is ever forgotten)."""
+        if count < 2:
+            raise ValueError("the devnet beacon chain keeps at least two blocks")
+        del self.blocks[count:]
+        self.current_slot = int(self.blocks[-1].header.slot) + 1
+
+    def _is_live(self, index: int) -> bool:
+        return self.live_from is not None and index >= self.live_from
+
+    def _finalized_for(self, index: int, slot: int) -> int | None:
+        """The block that block ``index`` (at ``slot``) finalizes: the one before it on the
+        static chain; on the live chain the last block at or before the first slot of the
+        epoch FINALITY_LAG_EPOCHS before its own, never behind its parent's."""
+        if index == 0:
+            return None
+        if not self._is_live(index):
+            return index - 1
+        parent = self.blocks[index - 1].finalized_index or 0
+        boundary = (self.network.epoch_at_slot(slot) - self.FINALITY_LAG_EPOCHS) \
+            * self.network.slots_per_epoch
+        for candidate in range(index - 1, parent, -1):
+            if int(self.blocks[candidate].header.slot) <= boundary:
+                return candidate
+        return parent
+
+    def signable(self) -> int:
+        """The highest block whose update is published: every block on the static chain; on
+        the live chain, a block once the slot after its signature slot has begun (a client
+        that read its clock just before asking still finds the signature slot reached)."""
+        last = len(self.blocks) - 1
+        if self.live_from is None:
+            return last
+        now = self.network.slot_at_time(self.clock())
+        while last > 1 and self._is_live(last) and int(self.blocks[last].header.slot) + 2 > now:
+            last -= 1
+        return last
 
     # -- chain building --------------------------------------------------------------------
 
@@ -301,9 +357,11 @@ class DevnetBeaconServer(_BeaconHTTP):
         leaves = 64 if self.network.is_active("electra", slot) else 32
         state_leaves = [_filler(b"state", slot, i) for i in range(leaves)]
         previous = self.blocks[-1] if self.blocks else None
+        finalized_index = self._finalized_for(index, slot)
+        finalized = self.blocks[finalized_index] if finalized_index is not None else None
         checkpoint = Checkpoint(
-            epoch=self.network.epoch_at_slot(int(previous.header.slot)) if previous else 0,
-            root=previous.root if previous else bytes(32),
+            epoch=self.network.epoch_at_slot(int(finalized.header.slot)) if finalized else 0,
+            root=finalized.root if finalized else bytes(32),
         )
         state_leaves[_FINALIZED] = hash_tree_root(checkpoint)
         state_leaves[_CURRENT] = self.committee(period).committee.root
@@ -317,7 +375,7 @@ class DevnetBeaconServer(_BeaconHTTP):
         )
         self.blocks.append(_Block(header, hash_tree_root(header), execution,
                                   tuple(execution_branch), tuple(state_leaves),
-                                  index - 1 if previous else None))
+                                  finalized_index))
 
     # -- answers -----------------------------------------------------------------------
 
@@ -346,10 +404,10 @@ class DevnetBeaconServer(_BeaconHTTP):
         return answers
 
     def finality_update(self) -> object:
-        return self._update_json(len(self.blocks) - 1, full=False)
+        return self._update_json(self.signable(), full=False)
 
     def optimistic_update(self) -> object:
-        document = self._update_json(len(self.blocks) - 1, full=False)
+        document = self._update_json(self.signable(), full=False)
         data = document["data"]
         return self._envelope({key: data[key] for key in
                                ("attested_header", "sync_aggregate", "signature_slot")})
@@ -358,7 +416,7 @@ class DevnetBeaconServer(_BeaconHTTP):
         """The latest block attested and signed in ``period`` whose finalized block is in it
         too (so the update carries sync-committee finality); None if there is none."""
         chosen = None
-        for index, block in enumerate(self.blocks):
+        for index, block in enumerate(self.blocks[:self.signable() + 1]):
             slot = int(block.header.slot)
             if block.finalized_index is None:
                 continue

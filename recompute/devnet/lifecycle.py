@@ -2,7 +2,9 @@
 
 The state dir holds ``manifest.json`` (what was deployed and the named moments),
 ``anvil.pid``, ``anvil.log`` and ``state.json`` (anvil's own dump, with historical states,
-so a stopped devnet comes back with the same chain and the same proofs).
+so a stopped devnet comes back with the same chain and the same proofs). A living devnet
+(``up --live``) adds the producer (recompute/devnet/live.py: ``producer.pid``,
+``producer.log``, ``live.json``) and its beacon's network file (``network.json``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from recompute.core.boundedjson import load_file
@@ -78,7 +81,11 @@ MANIFEST_SHAPE = Record(
      "accounts": ListOf(Text(r"0x[0-9a-fA-F]{40}", "a 0x address")), "state_dir": Text(),
      "beacon": Record({"url": Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL"),
                        "trusted_root": _HASH}, open=True),
-     "as_of": Record({"at": Integer(0, 1 << 64), "block": Integer(0, 1 << 64)}, open=True)},
+     "as_of": Record({"at": Integer(0, 1 << 64), "block": Integer(0, 1 << 64)}, open=True),
+     "live": Record({"producer_pid": Integer(1, 1 << 32), "block_time": Integer(1, 60),
+                     "first_block": Integer(0, 1 << 64), "log": Text(),
+                     "stream": Record({"lie": _LINE}, open=True)},
+                    open=True)},
     open=True)
 MAX_MANIFEST_BYTES = 16 << 20
 
@@ -107,8 +114,10 @@ def port_is_free(port: int) -> bool:
 
 
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
-       fresh: bool = False, preferred_port: int | None = None) -> tuple[dict, bool]:
-    """Start the devnet (or find it running); returns ``(manifest, started_now)``.
+       fresh: bool = False, live: LiveOptions | None = None,
+       preferred_port: int | None = None) -> tuple[dict, bool]:
+    """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
+    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py).
 
     ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
     is free, else any free port."""
@@ -123,21 +132,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
         port = read_manifest(state_dir).get("port")
-    preferred = (port is None and preferred_port is not None
-                 and port_is_free(preferred_port))
-    node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
-                 state_path=state_file, log_path=state_dir / "anvil.log", detach=True)
-    try:
-        try:
-            node.start()
-        except RuntimeError:
-            if not preferred:
-                raise
-            node.port = None  # taken between the check and anvil's bind: any free port
-            node.start()
-    except RuntimeError as exc:
-        raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    node = _start_anvil(state_dir, port, preferred_port)
     if resume:
         continue_clock(node)
         manifest = read_manifest(state_dir)
@@ -151,37 +146,131 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
             raise
         manifest["port"] = node.port
     manifest["state_dir"] = str(state_dir.resolve())
-    manifest["as_of"] = as_of(node)
+    manifest.pop("live", None)
+    if live is None:
+        manifest["as_of"] = as_of(node)
+    else:  # the chain moves at the wall clock: no fixed time to judge it as of
+        manifest.pop("as_of", None)
     try:
-        manifest["beacon"] = start_beacon(state_dir, node.url)
+        manifest["beacon"] = start_beacon(state_dir, node.url,
+                                          live.block_time if live is not None else None)
     except DevnetError:
         node.stop()
         (state_dir / "anvil.pid").unlink(missing_ok=True)
         raise
-    (state_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    _write_manifest(state_dir, manifest)
     node.process = None  # detached: it outlives us; `down` stops it by pid
+    if live is not None:
+        try:
+            manifest["live"] = start_producer(state_dir, node.url, live)
+        except DevnetError:
+            down(state_dir)
+            raise
+        _write_manifest(state_dir, manifest)
     return manifest, True
 
 
-def start_beacon(state_dir: Path, rpc: str) -> dict:
-    """Start the devnet's beacon side detached (recompute/devnet/beacon_serve.py): a beacon
-    light-client API signing the anvil chain's blocks with the devnet's sync committee, whose
-    keys come from a fixed public seed (say so wherever a devnet pin is shown)."""
-    out = state_dir / "beacon.json"
-    out.unlink(missing_ok=True)
-    with open(state_dir / "beacon.log", "ab") as log:
-        process = subprocess.Popen(beacon_command(rpc, out), stdout=log, stderr=log,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
-    (state_dir / "beacon.pid").write_text(f"{process.pid}\n")
+def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) -> Anvil:
+    """Anvil detached on ``port``, else ``preferred_port`` when it is free, else any free
+    port; its pid in ``anvil.pid``."""
+    preferred = (port is None and preferred_port is not None
+                 and port_is_free(preferred_port))
+    node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
+                 state_path=state_dir / "state.json", log_path=state_dir / "anvil.log",
+                 detach=True)
+    try:
+        try:
+            node.start()
+        except RuntimeError:
+            if not preferred:
+                raise
+            node.port = None  # taken between the check and anvil's bind: any free port
+            node.start()
+    except RuntimeError as exc:
+        raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
+    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    return node
+
+
+def _write_manifest(state_dir: Path, manifest: dict) -> None:
+    path = state_dir / "manifest.json"
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    os.replace(temporary, path)
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """``devnet up --live``: a block every ``block_time`` seconds; with ``reorg_every`` K, a
+    reorg of depth 1 to 3 every K blocks."""
+
+    block_time: int = 2
+    reorg_every: int | None = None
+    cycle: int = 60  # seconds between lies (the stream's "minute"; tests shorten it)
+
+
+def start_producer(state_dir: Path, rpc: str, live: LiveOptions) -> dict:
+    """Start the living devnet's producer detached; wait for its first block (the live
+    subject's enrolment); returns the manifest's ``live`` section."""
+    from recompute.devnet.live import STREAM
+
+    ready = state_dir / "live.json"
+    ready.unlink(missing_ok=True)
+    command = [sys.executable, "-P", "-m", "recompute.devnet.live", "--rpc", rpc, "--state-dir",
+               str(state_dir), "--block-time", str(live.block_time), "--cycle", str(live.cycle)]
+    if live.reorg_every:
+        command += ["--reorg-every", str(live.reorg_every)]
+    pid = _start_helper(state_dir, "producer", command, ready, "the living devnet's producer")
+    started = json.loads(ready.read_text())
+    return {"producer_pid": pid, "block_time": live.block_time,
+            "reorg_every": live.reorg_every, "first_block": started["first_block"],
+            "cycle": started["cycle"], "pulse_interval": started["pulse_interval"],
+            "stream": STREAM,
+            "log": str((state_dir / "producer.log").resolve())}
+
+
+def _start_helper(state_dir: Path, name: str, command: list[str], ready: Path,
+                  what: str) -> int:
+    """Start a detached helper process (``<name>.log``, ``<name>.pid`` in the state dir) and
+    wait until it writes ``ready``; its pid."""
+    with open(state_dir / f"{name}.log", "ab") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    (state_dir / f"{name}.pid").write_text(f"{process.pid}\n")
     deadline = time.monotonic() + BEACON_START_TIMEOUT
-    while not out.is_file():
+    while not ready.is_file():
         if process.poll() is not None or time.monotonic() > deadline:
             _stop_pid(process.pid, 5.0)
-            raise DevnetError(f"the devnet beacon server did not start; see "
-                              f"{state_dir / 'beacon.log'}")
+            raise DevnetError(f"{what} did not start; see {state_dir / f'{name}.log'}")
         time.sleep(0.05)
+    return process.pid
+
+
+def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict:
+    """Start the devnet's beacon side detached (recompute/devnet/beacon_serve.py): a beacon
+    light-client API signing the anvil chain's blocks with the devnet's sync committee, whose
+    keys come from a fixed public seed (say so wherever a devnet pin is shown). ``live``: its
+    slots follow the wall clock, that many seconds a slot (``network.json`` in the state dir
+    is its network, with that genesis time, for ``--network``)."""
+    out = state_dir / "beacon.json"
+    out.unlink(missing_ok=True)
+    command = beacon_command(rpc, out)
+    if live is not None:
+        command += ["--live", str(live)]
+    _start_helper(state_dir, "beacon", command, out, "the devnet beacon server")
     served = json.loads(out.read_text())
+    clock = {}
+    if live is not None:
+        network_file = state_dir / "network.json"
+        network_file.write_text(json.dumps(_network_json(
+            served["genesis_time"], served["seconds_per_slot"]), indent=2) + "\n")
+        clock = {"genesis_time": served["genesis_time"],
+                 "seconds_per_slot": served["seconds_per_slot"],
+                 "network_file": str(network_file.resolve()),
+                 "finality": "the finalized header lags its attested one by two epochs "
+                             "(16 to 24 slots)"}
     return {
+        **clock,
         "url": served["url"],
         "trusted_root": served["trusted_root"],
         "network": "devnet",
@@ -190,6 +279,19 @@ def start_beacon(state_dir: Path, rpc: str) -> dict:
         "keys": "the devnet's own sync committee keys, from a fixed public seed "
                 "(recompute/devnet/beacon.py): a devnet pin proves nothing about a real chain",
     }
+
+
+def _network_json(genesis_time: int, seconds_per_slot: int) -> dict:
+    """The devnet's network (recompute.lightclient.params.DEVNET) with the living devnet's
+    clock, as ``--network FILE`` reads it."""
+    return {"name": "devnet",
+            "genesis_validators_root": "0x" + DEVNET.genesis_validators_root.hex(),
+            "genesis_time": genesis_time, "seconds_per_slot": seconds_per_slot,
+            "slots_per_epoch": DEVNET.slots_per_epoch,
+            "epochs_per_sync_committee_period": DEVNET.epochs_per_sync_committee_period,
+            "sync_committee_size": DEVNET.sync_committee_size,
+            "forks": [{"name": fork.name, "version": "0x" + fork.version.hex(),
+                       "epoch": fork.epoch} for fork in DEVNET.forks]}
 
 
 def beacon_command(rpc: str, out: Path) -> list[str]:
@@ -225,8 +327,9 @@ def _gone_within(pid: int, timeout: float) -> bool:
     return False
 
 
-def _stop_beacon(state_dir: Path) -> None:
-    pid_file = state_dir / "beacon.pid"
+def _stop_helper(state_dir: Path, name: str = "beacon") -> None:
+    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer)."""
+    pid_file = state_dir / f"{name}.pid"
     if pid_file.is_file():
         try:
             pid = int(pid_file.read_text().strip())
@@ -245,6 +348,34 @@ def continue_clock(node: Anvil) -> None:
     node.rpc("evm_setNextBlockTimestamp", int(last["timestamp"], 16) + 1)
 
 
+def restart_node(state_dir: Path = DEFAULT_STATE_DIR, pause: float = 0.0,
+                 timeout: float = 15.0) -> int:
+    """Stop the devnet's anvil (SIGTERM: it dumps its state), wait ``pause`` seconds, start it
+    again on the same port from that state (the same chain, historical states included); the
+    beacon side and a living devnet's producer ride it out. Returns the new anvil's pid. For
+    chaos runs (benchmarks/soak_watch.py)."""
+    state_dir = Path(state_dir)
+    manifest = read_manifest(state_dir)
+    pid = running_pid(state_dir)
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)
+        if not _gone_within(pid, timeout):
+            raise DevnetError(f"anvil (pid {pid}) did not stop within {timeout} s")
+    time.sleep(pause)
+    node = Anvil(port=manifest["port"], timestamp=DEVNET_GENESIS_TIMESTAMP,
+                 state_path=state_dir / "state.json", log_path=state_dir / "anvil.log",
+                 detach=True)
+    try:
+        node.start()
+    except RuntimeError as exc:
+        raise DevnetError(f"anvil did not start again ({exc}); see "
+                          f"{state_dir / 'anvil.log'}") from None
+    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    new_pid = node.process.pid
+    node.process = None  # detached, as `up` leaves it
+    return new_pid
+
+
 def as_of(node: Anvil) -> dict:
     """The devnet's own time: its head's. The history has fixed timestamps (identical hashes on
     every machine) and the chain does not move, so a tag (``-b latest``) or follow mode is
@@ -257,7 +388,8 @@ def as_of(node: Anvil) -> dict:
 def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
     """Stop the devnet of ``state_dir``; False when none was running."""
     state_dir = Path(state_dir)
-    _stop_beacon(state_dir)
+    _stop_helper(state_dir, "producer")  # first: it mines on the node
+    _stop_helper(state_dir)
     pid = running_pid(state_dir)
     if pid is None:
         (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any

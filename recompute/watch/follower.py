@@ -74,6 +74,9 @@ class Follower:
         self.tip: AnchoredBlock | None = None
         self.chain: dict[int, AnchoredBlock] = {}  # verified canonical blocks by number
         self.pending: dict[int, list[Line]] = {}  # lines written but not yet final
+        # a restarted bot (--store): blocks above the last final one whose first lines an
+        # earlier run wrote, by number: their hash (docs/watch.md §Restarts)
+        self.written: dict[int, str] = {}
         self.verified = 0
         self.failures = 0
         self.head_seen = -1  # the highest `latest` the node gave: below it, no need to ask
@@ -215,6 +218,7 @@ class Follower:
             lines = [line.as_final() for line in lines]
         else:
             self.pending[block.number] = lines
+        again = self._written_before(block)
         self.metrics.inc("blocks_total")
         self.metrics.set("last_verified_block", block.number)
         self.metrics.set("last_verified_block_timestamp_seconds", block.timestamp)
@@ -224,8 +228,33 @@ class Follower:
         if head is None or head < block.number:
             self.metrics.set("head_block", head := block.number)
         self.metrics.set("lag_blocks", head - block.number)
+        if again:  # an earlier run wrote these first lines: they wait for finality, unwritten
+            self.sink.note(summary(block, lines, time.monotonic() - started)
+                           + "; first lines written before the restart")
+            return
         self.sink.evaluated(lines)
         self.sink.note(summary(block, lines, time.monotonic() - started))
+
+    def _written_before(self, block: AnchoredBlock) -> bool:
+        """Whether an earlier run wrote this block's first lines; if it wrote them about
+        another block at this number (a reorg while the watch was down), a reorg event retracts
+        those, and every written block above it."""
+        if not self.written:
+            return False
+        block_hash = "0x" + block.hash.hex()
+        if self.written.get(block.number) == block_hash:
+            del self.written[block.number]
+            return True
+        gone = sorted(n for n in self.written if n >= block.number)
+        if gone:
+            orphaned = [self.written.pop(n) for n in gone]
+            self.sink.event({"event": "reorg", "fork_point": block.number - 1,
+                             "orphaned": orphaned, "depth": len(orphaned),
+                             "new_head": block.number, "new_head_hash": block_hash,
+                             "before_restart": True})
+            self.metrics.inc("reorgs_total")
+            self.metrics.inc("orphaned_blocks_total", len(orphaned))
+        return False
 
     def _announce(self, block: AnchoredBlock) -> None:
         anchor = block.anchor

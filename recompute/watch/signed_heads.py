@@ -23,6 +23,7 @@ from recompute.core.header import Header
 from recompute.core.source import ProofSource
 
 MAX_WALK = 8192  # headers fetched per refresh; a tip further below the signed head waits
+KEEP = 1024  # signed blocks kept below the tip (the follower's window, follower.WINDOW)
 
 Refresh = Callable[[], tuple[PayloadHeader, PayloadHeader]]  # (optimistic, finalized)
 
@@ -37,7 +38,11 @@ class SignedHeads:
     def refresh(self, source: ProofSource, tip: AnchoredBlock) -> None:
         optimistic, finalized = self.refresh_store()
         self.finalized = finalized
-        if self.optimistic is not None and optimistic.hash == self.optimistic.hash:
+        # the last walk serves only if it reached down to the tip: after a reorg the tip is
+        # lower than it was, and the blocks between it and the last walk's end are not known
+        covers_tip = bool(self.signed) and min(self.signed) <= tip.number
+        if (self.optimistic is not None and optimistic.hash == self.optimistic.hash
+                and covers_tip):
             return
         self.optimistic = optimistic
         signed = {optimistic.number: optimistic.hash}
@@ -46,7 +51,7 @@ class SignedHeads:
         for _ in range(MAX_WALK):
             if number < tip.number:
                 break
-            if self.signed.get(number) == parent:  # known from the last walk
+            if self.signed.get(number) == parent and covers_tip:  # known from the last walk
                 signed.update({n: h for n, h in self.signed.items() if n <= number})
                 break
             raw = source.block_by_hash(parent)
@@ -65,7 +70,10 @@ class SignedHeads:
                 "invalid-consensus-proof",
                 f"the finalized block {finalized.number} is not an ancestor of the signed head "
                 f"{optimistic.number}")
-        self.signed = signed
+        # what a follower can still ask about: its window below the tip and the finalized
+        # block (the walks' merges would otherwise keep every block since the start)
+        low = min(tip.number, finalized.number) - KEEP
+        self.signed = {n: h for n, h in signed.items() if n >= low}
 
     def admits(self, source: ProofSource, tip: AnchoredBlock, header: Header) -> bool:
         """Is ``header`` (a child of ``tip`` the node serves) on the signed chain? Refreshes

@@ -8,7 +8,10 @@ Tables:
               ``range`` or ``follow``, config hash, the checks and their healthy verdicts, the
               anchor: pinned block, hash and method, the range, the head the finality was judged
               against, the segment size) and progress (``emitted_through``: the highest block
-              whose lines reached stdout; ``last_final_block``/``_hash`` in follow mode).
+              whose lines reached stdout; ``last_final_block``/``_hash`` in follow mode, with
+              ``stdout_journal``, the last write to stdout, committed before it is written, and
+              ``unfinal_written``, the blocks above the last final one whose first lines were
+              written: docs/watch.md §Restarts).
 ``segments``  per evaluated segment: its blocks, lowest parentHash, highest hash, per-block
               hashes, the endpoint, seconds, and a failure if every endpoint failed.
 ``lines``     every line as the JSON written to stdout, keyed by (block, position).
@@ -349,8 +352,25 @@ class Store:
         """A followed block's final lines, and the block as the last final one."""
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("DELETE FROM lines WHERE block = ?", (block,))
-            self._insert_lines(lines)
+            self._final(lines, block, block_hash)
+
+    def _final(self, lines: list[dict], block: int, block_hash: str) -> None:
+        self.db.execute("DELETE FROM lines WHERE block = ?", (block,))
+        self._insert_lines(lines)
+        self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
+            ("last_final_block", json.dumps(block)),
+            ("last_final_hash", json.dumps(block_hash))])
+
+    def record_write(self, journal: dict, finals: list[tuple[int, str, list[dict]]],
+                     unfinal: dict[str, str]) -> None:
+        """Follow mode, before a write to stdout (docs/watch.md §Restarts), in one transaction:
+        the write itself (``journal``: its text and where stdout stood), the final lines it
+        holds (``finals``: block, hash, lines; the highest block becomes the last final one)
+        and the blocks above it whose first lines stdout has once it is written."""
+        with self.db:
+            self.db.execute("BEGIN")
+            for block, block_hash, lines in sorted(finals):
+                self._final(lines, block, block_hash)
             self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
-                ("last_final_block", json.dumps(block)),
-                ("last_final_hash", json.dumps(block_hash))])
+                ("stdout_journal", json.dumps(journal)),
+                ("unfinal_written", json.dumps(unfinal))])

@@ -36,7 +36,9 @@ _RANGE_KEYS = {"schema", "mode", "config_hash", "checks", "first", "last", "pinn
                "anchor", "head", "confirmations", "segment_blocks"}
 _RANGE_OPTIONAL = {"emitted_through"}
 _FOLLOW_KEYS = {"schema", "mode", "config_hash", "checks", "confirmations"}
-_FOLLOW_OPTIONAL = {"last_final_block", "last_final_hash"}
+# the journal of follow mode's writes to stdout (recompute/watch/recording.py)
+_FOLLOW_OPTIONAL = {"last_final_block", "last_final_hash", "stdout_journal", "unfinal_written"}
+_POSITION = ("dev", "ino", "offset")  # where stdout stood, when it is a regular file
 AUDIT_KEYS = _RANGE_KEYS | _RANGE_OPTIONAL | _FOLLOW_KEYS | _FOLLOW_OPTIONAL
 _LINE_KEYS = {"block", "hash", "check", "verdict", "reason", "final", "healthy", "derived",
               "evidence_digest"}
@@ -193,6 +195,38 @@ def _follow_values(values: dict[str, object]) -> None:
     if "last_final_block" in values:
         _int(values["last_final_block"], "'last_final_block'")
         _hash(values["last_final_hash"], "'last_final_hash'")
+    if values.get("stdout_journal") is not None:
+        _journal(values["stdout_journal"])
+    if "unfinal_written" in values:
+        _unfinal(values["unfinal_written"])
+
+
+def _journal(value: object) -> None:
+    """``stdout_journal``: the last write to stdout (its text) and, when stdout is a regular
+    file, its device, inode and the offset the write started at; null after a clean stop."""
+    if not isinstance(value, dict):
+        raise StoreRecordError(f"'stdout_journal' is {_kind(value)}, not an object")
+    unknown = sorted(set(value) - {"text", *_POSITION})
+    if unknown:
+        raise StoreRecordError(f"'stdout_journal' holds no {unknown[0][:40]!r}")
+    _str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES)
+    present = [key for key in _POSITION if key in value]
+    if present and len(present) != len(_POSITION):
+        raise StoreRecordError("'stdout_journal' dev, ino and offset go together")
+    for key in present:
+        _int(value[key], f"'stdout_journal' {key}", 0, (1 << 64) - 1)
+
+
+def _unfinal(value: object) -> None:
+    """``unfinal_written``: block number (decimal text) to the hash of the block whose first
+    lines stdout has."""
+    if not isinstance(value, dict):
+        raise StoreRecordError(f"'unfinal_written' is {_kind(value)}, not an object")
+    for number, block_hash in value.items():
+        if not re.fullmatch(r"(0|[1-9][0-9]{0,18})", number) or int(number) > MAX_BLOCK:
+            raise StoreRecordError(f"'unfinal_written' key {number[:40]!r} is not a block "
+                                   "number")
+        _hash(block_hash, f"'unfinal_written' block {number}")
 
 
 def planned_segments(params: dict) -> int:

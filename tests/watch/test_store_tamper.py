@@ -395,7 +395,8 @@ def test_any_single_field_tamper_is_refused_or_reported(stored, scratch, tamper)
 
 def _follow_store(path: Path) -> None:
     """A follow bot's store as recompute writes one: one check, final lines of blocks 10..12
-    (GOOD, healthy), block 12 the last final one."""
+    (GOOD, healthy), block 12 the last final one, committed with the journal of the write that
+    held it (its text, where stdout stood) and block 13's first lines as written."""
     from recompute.core.verdict import Verdict
     from recompute.watch.evaluate import Line
     from recompute.watch.store import Store
@@ -408,7 +409,12 @@ def _follow_store(path: Path) -> None:
             block_hash = "0x" + f"{block:02x}" * 32
             line = Line(block, block_hash, "c1", Verdict.GOOD, "ok", final=True, healthy=True,
                         evidence_digest="cd" * 32)
-            store.record_final([line.to_json()], block, block_hash)
+            if block < 12:
+                store.record_final([line.to_json()], block, block_hash)
+            else:
+                store.record_write({"text": "{}\n", "dev": 2049, "ino": 77, "offset": 640},
+                                   [(block, block_hash, [line.to_json()])],
+                                   {"13": "0x" + "13" * 32})
     finally:
         store.close()
 
@@ -419,6 +425,19 @@ FOLLOW_TAMPERS = {
     "a line not final": (line_field(11, 0, "final", False), "final"),
     "a line above the last final block": (audit_value("last_final_block", "11"), "block 12"),
     "a check of another audit": (line_field(10, 0, "check", "c2"), "'c2'"),
+    "the journal's text a number": (audit_value("stdout_journal", '{"text": 7}'),
+                                    "stdout_journal"),
+    "the journal's offset negative": (
+        audit_value("stdout_journal", '{"text": "{}\\n", "dev": 1, "ino": 2, "offset": -1}'),
+        "offset"),
+    "the journal without its inode": (
+        audit_value("stdout_journal", '{"text": "{}\\n", "dev": 1, "offset": 5}'),
+        "go together"),
+    "the journal a list": (audit_value("stdout_journal", '["{}\\n"]'), "stdout_journal"),
+    "a written block not a number": (audit_value("unfinal_written", '{"x13": "0x' + "13" * 32
+                                                 + '"}'), "unfinal_written"),
+    "a written block's hash short": (audit_value("unfinal_written", '{"13": "0x13"}'),
+                                     "unfinal_written"),
 }
 
 
@@ -449,15 +468,27 @@ def test_a_tampered_follow_store_is_refused(follow_store, tmp_path, tamper):
     assert_refused(run("audit", "report", "--store", path), path, says)
 
 
-def test_a_restarted_bot_refuses_a_tampered_store_before_asking_a_node(follow_store, tmp_path):
+RESTART_TAMPERS = {
+    "a check without its healthy verdict": ("checks", '[{"name": "c1"}]', "check"),
+    # the journal of the last write is what a restart writes to stdout again
+    "the journal's text not text": ("stdout_journal", '{"text": ["forged"]}',
+                                    "stdout_journal"),
+}
+
+
+@pytest.mark.parametrize("tamper", RESTART_TAMPERS)
+def test_a_restarted_bot_refuses_a_tampered_store_before_asking_a_node(follow_store, tmp_path,
+                                                                       tamper):
+    """Exit 64 before any node is asked and before anything reaches stdout."""
+    key, value, says = RESTART_TAMPERS[tamper]
     path = tmp_path / "bot.sqlite"
     shutil.copyfile(follow_store, path)
     with contextlib.closing(sqlite3.connect(path)) as db, db:
-        audit_value("checks", '[{"name": "c1"}]')(db)
+        audit_value(key, value)(db)
     config = tmp_path / "checks.toml"
     config.write_text(EXAMPLE.read_text())
     done = run("watch", "--rpc", "http://127.0.0.1:9", "--config", config, "--store", path)
-    assert_refused(done, path, "check")
+    assert_refused(done, path, says)
 
 
 def test_a_report_reads_one_state_of_a_store_an_audit_is_writing(stored, tmp_path):

@@ -1,0 +1,142 @@
+"""The living devnet (``recompute devnet up --live``, docs/devnet.md §The living devnet): one
+per module, a block a second, a reorg every 5 blocks, a lie every 15 s. Its blocks follow the
+wall clock; the stream's lie is caught by the check of examples/devnet-watch.toml written for
+it; a follow-mode watch retracts a reorg; ``devnet down`` leaves no process. Expected values
+come from the node (canonical hashes, timestamps) and from the stream's script (the live
+subject SILENT between pulses: recompute/devnet/live.py), never from the watch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from recompute.devnet.lifecycle import LiveOptions, down, up
+from tests import REPO_ROOT
+from tests.watch.watchproc import EXAMPLE, Watch, block_hash, head
+
+BLOCK_TIME, REORG_EVERY, CYCLE = 1, 5, 15
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    state = tmp_path_factory.mktemp("live-devnet")
+    manifest, _ = up(state, live=LiveOptions(BLOCK_TIME, REORG_EVERY, CYCLE))
+    try:
+        yield state, manifest
+    finally:
+        down(state)
+
+
+def _events(state: Path) -> list[dict]:
+    return [json.loads(text) for text in (state / "producer.log").read_text().splitlines()]
+
+
+def _wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = predicate()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_blocks_follow_the_wall_clock(live):
+    state, manifest = live
+    first = head(manifest["rpc"])
+    later = _wait(lambda: (b := head(manifest["rpc"]))["number"] != first["number"] and b,
+                  4 * BLOCK_TIME + 2, "a new block")
+    assert abs(int(later["timestamp"], 16) - time.time()) <= 5
+    assert int(later["number"], 16) > manifest["live"]["first_block"]
+    network = json.loads(Path(manifest["beacon"]["network_file"]).read_text())
+    assert network["seconds_per_slot"] == BLOCK_TIME
+    assert manifest["live"]["producer_pid"] == int((state / "producer.pid").read_text())
+
+
+def test_the_streams_lie_is_caught_by_the_example_check(live, run_cli):
+    state, manifest = live
+    # the producer's log names a block where the live subject is SILENT in storage
+    lie = _wait(lambda: next((e for e in _events(state) if e.get("lie")), None), 2 * CYCLE + 5,
+                "a lie in the stream")
+    # a reorg may have orphaned that block: the canonical block at its number, if the same
+    number = lie["block"]
+    _wait(lambda: int(head(manifest["rpc"])["number"], 16) >= number + 3, 10, "depth")
+    if block_hash(manifest["rpc"], number) != lie["hash"]:
+        lie = _wait(lambda: next((e for e in _events(state) if e.get("lie")
+                                  and e["block"] > number + 3), None), 2 * CYCLE + 5,
+                    "a later lie")
+        number = lie["block"]
+    out = run_cli("watch", "--rpc", manifest["rpc"], "--config", str(EXAMPLE), "--from",
+                  str(number), "--to", str(number))
+    lines = [json.loads(text) for text in out.stdout.splitlines()]
+    [line] = [x for x in lines if x["check"] == "amm/live/signal"]
+    assert (line["verdict"], line["derived"]["status"]) == ("VERIFIED-BAD", "SILENT"), line
+    assert out.returncode == 1
+
+
+def test_the_living_devnet_is_read_by_tag_without_at(live, run_cli):
+    """Its head is current by the wall clock: `-b latest` needs no --at (the static devnet's
+    `as of` line would say it does), and the summary says what --beacon needs instead."""
+    state, manifest = live
+    assert "as_of" not in manifest
+    again = run_cli("devnet", "up", "--live", "--state-dir", str(state))
+    assert again.returncode == 0, again.stderr
+    assert "as of --at" not in again.stdout
+    assert "need no --at" in again.stdout
+    assert f"--network {manifest['beacon']['network_file']}" in again.stdout
+    registry = manifest["contracts"]["AgentMeditationRegistry"]
+    out = run_cli("read", "-r", manifest["rpc"], "-b", "latest", "--layout", "amm-registry",
+                  "--address", registry, "--all")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("VERIFIED-GOOD"), out.stdout
+
+
+def test_a_follow_mode_watch_retracts_a_reorg(live):
+    state, manifest = live
+    start = int(head(manifest["rpc"])["number"], 16)
+    watch = Watch("--rpc", manifest["rpc"], "--config", str(EXAMPLE), "--from", str(start),
+                  "--confirmations", "3", "--poll", "0.2")
+    try:
+        lines = watch.wait_for(lambda ls: any(x.get("event") == "reorg" for x in ls),
+                               REORG_EVERY * BLOCK_TIME * 3 + 20, "a reorg event")
+        event = next(x for x in lines if x.get("event") == "reorg")
+        orphaned = set(event["orphaned"])
+        written = {x["hash"] for x in lines if "check" in x}
+        assert orphaned <= written  # lines were written about the orphaned blocks
+        for number in range(event["fork_point"] + 1, event["fork_point"] + 1 + event["depth"]):
+            assert block_hash(manifest["rpc"], number) not in orphaned
+        assert not any(x["final"] for x in lines if x.get("hash") in orphaned)
+        # the producer's own log says the same reorg happened
+        assert any(set(e.get("orphaned", ())) & orphaned for e in _events(state))
+    finally:
+        watch.kill()
+
+
+def test_devnet_down_leaves_no_process(live):
+    state, _ = live
+    pids = [int((state / f"{name}.pid").read_text()) for name in ("anvil", "beacon", "producer")]
+    assert all(Path(f"/proc/{pid}").exists() for pid in pids)
+    assert down(state)
+    for pid in pids:
+        status = Path(f"/proc/{pid}/status")
+        assert not status.exists() or "zombie" in status.read_text(), pid
+
+
+def test_a_short_soak_holds_every_invariant(tmp_path):
+    """benchmarks/soak_watch.py for 15 s: SIGKILLs of the stored watch at random moments, a node
+    restart, a withholding beacon, reorgs; its invariants (docs/watch.md §Restarts) hold."""
+    out = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "soak_watch.py"), "--minutes", "0.25",
+         "--block-time", "1", "--reorg-every", "5", "--kill-every", "3", "--node-every", "6",
+         "--node-pause", "1", "--withhold-every", "8", "--withhold-for", "3", "--seed", "7",
+         "--work", str(tmp_path)], capture_output=True, text=True, timeout=240)
+    assert out.stdout.strip(), out.stderr[-3000:]
+    figures = json.loads(out.stdout.splitlines()[-1])
+    assert out.returncode == 0, figures["failures"]
+    assert figures["watch_kills"] >= 3 and figures["node_restarts"] >= 1
+    assert figures["duplicates"] == figures["final_retracted"] == figures["missing_final"] == 0
