@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -109,6 +111,13 @@ class Anvil:
     process: subprocess.Popen | None = None
     log_path: Path | None = None
     detach: bool = False  # own session: survives the Python process that started it
+    # Where anvil writes the block states it moves out of memory (``--cache-path``). Left to
+    # itself it writes them under ~/.foundry/anvil/tmp and never removes them: tens of MB for
+    # each devnet-sized chain, on every start. None: a private temporary folder, removed by
+    # :meth:`stop`; the detached devnet passes a folder of its state directory, removed by
+    # ``devnet down``.
+    cache_dir: Path | None = None
+    _own_cache: Path | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
@@ -124,6 +133,9 @@ class Anvil:
             "--mnemonic", self.mnemonic,
             "--hardfork", "prague",
         ]
+        cache = self.cache_dir if self.cache_dir is not None else self._own_cache
+        if cache is not None:
+            args += ["--cache-path", str(cache)]
         if self.timestamp is not None:
             args += ["--timestamp", str(self.timestamp)]
         if self.state_path is not None:
@@ -133,6 +145,8 @@ class Anvil:
     def start(self, timeout: float = 20.0) -> Anvil:
         attempts = 3 if self.port is None else 1
         last_error = ""
+        if self.cache_dir is None and self._own_cache is None:
+            self._own_cache = Path(tempfile.mkdtemp(prefix="recompute-anvil-"))
         for _ in range(attempts):
             if self.port is None or attempts > 1:
                 self.port = free_port()
@@ -162,16 +176,18 @@ class Anvil:
         raise RuntimeError(last_error)
 
     def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self.process = None
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.terminate()
+                try:
+                    self.process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait(timeout=10)
+            self.process = None
+        if self._own_cache is not None and not self.detach:
+            shutil.rmtree(self._own_cache, ignore_errors=True)
+            self._own_cache = None
 
     def rpc(self, method: str, *params):
         return rpc_call(self.url, method, list(params))

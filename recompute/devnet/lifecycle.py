@@ -30,6 +30,7 @@ from recompute.lightclient.params import DEVNET
 BEACON_START_TIMEOUT = 60.0
 
 DEFAULT_STATE_DIR = Path(".devnet")
+ANVIL_CACHE = "anvil-cache"  # anvil's --cache-path in the state directory (devnet/anvil.py)
 
 # Where the documentation's commands expect the devnet: the JSON-RPC port every Ethereum tool
 # defaults to, and the beacon API port of the consensus clients (Lighthouse's default).
@@ -177,7 +178,7 @@ def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) 
                  and port_is_free(preferred_port))
     node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
                  state_path=state_dir / "state.json", log_path=state_dir / "anvil.log",
-                 detach=True)
+                 cache_dir=state_dir / ANVIL_CACHE, detach=True)
     try:
         try:
             node.start()
@@ -364,7 +365,7 @@ def restart_node(state_dir: Path = DEFAULT_STATE_DIR, pause: float = 0.0,
     time.sleep(pause)
     node = Anvil(port=manifest["port"], timestamp=DEVNET_GENESIS_TIMESTAMP,
                  state_path=state_dir / "state.json", log_path=state_dir / "anvil.log",
-                 detach=True)
+                 cache_dir=state_dir / ANVIL_CACHE, detach=True)
     try:
         node.start()
     except RuntimeError as exc:
@@ -398,4 +399,5 @@ def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
     if not _gone_within(pid, timeout):
         os.kill(pid, signal.SIGKILL)
     (state_dir / "anvil.pid").unlink(missing_ok=True)
+    shutil.rmtree(state_dir / ANVIL_CACHE, ignore_errors=True)  # states moved out of memory
     return True

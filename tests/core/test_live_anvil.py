@@ -209,3 +209,17 @@ def test_a_slot_cleared_to_zero_is_proven_zero(anvil):
     account = prove_account(block, bytes.fromhex(box.address[2:]), [0, 2])
     assert account.storage[0] == box.functions.a().call(block_identifier=block.number) == 0
     assert account.storage[2] == box.functions.c().call(block_identifier=block.number) == 5
+
+
+def test_anvils_moved_out_states_go_to_a_folder_it_removes():
+    """anvil writes the block states it moves out of memory under ~/.foundry/anvil/tmp unless
+    told where (``--cache-path``), and never removes them (72 MB a devnet-sized chain, on every
+    start): each Anvil names a private folder, which exists while it runs and is gone after."""
+    node = Anvil().start()
+    try:
+        argv = Path(f"/proc/{node.process.pid}/cmdline").read_bytes().split(b"\0")
+        cache = Path(argv[argv.index(b"--cache-path") + 1].decode())
+        assert cache.is_dir() and cache.name.startswith("recompute-anvil-")
+    finally:
+        node.stop()
+    assert not cache.exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from pathlib import Path
 
 from recompute.devnet.anvil import free_port, rpc_call
 from tests.cli import run_cli
@@ -49,6 +50,10 @@ def test_up_down_resume_and_a_second_up(tmp_path):
                 f"note: the devnet listens on {manifest['rpc']}, not port 8545 (8545 was in use "
                 "or the stopped devnet had this port): use that URL in the commands"]
         assert manifest["chain_id"] == 31337
+        pid = int((tmp_path / "dn" / "anvil.pid").read_text())
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        cache = argv[argv.index(b"--cache-path") + 1]
+        assert cache == str(tmp_path / "dn" / "anvil-cache").encode()
         saved = json.loads((tmp_path / "dn" / "manifest.json").read_text())
         assert saved["moments"] == manifest["moments"]
         head = rpc_call(manifest["rpc"], "eth_getBlockByNumber", ["latest", False])
@@ -63,6 +68,8 @@ def test_up_down_resume_and_a_second_up(tmp_path):
     finally:
         stopped = run_cli("devnet", "down", "--state-dir", state)
     assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    # anvil's moved-out block states lived in the state directory and left with it
+    assert not (tmp_path / "dn" / "anvil-cache").exists()
     assert run_cli("devnet", "down", "--state-dir", state).stdout.startswith("no devnet")
 
     resumed = run_cli("devnet", "up", "--state-dir", state, "--json")
