@@ -9,9 +9,8 @@ import json
 
 import pytest
 
-from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
-from tests.watch.meters import honest_key_check, start_meters_chain
+from tests.watch.meters import chain_blocks, honest_key_check, start_meters_chain
 
 pytestmark = pytest.mark.anvil
 
@@ -20,9 +19,7 @@ pytestmark = pytest.mark.anvil
 def chain():
     node, manifest = start_meters_chain()
     try:
-        head = int(rpc_call(node.url, "eth_blockNumber", []), 16)
-        blocks = [rpc_call(node.url, "eth_getBlockByNumber", [hex(n), False])
-                  for n in range(head + 1)]
+        blocks = chain_blocks(node.url)
         with DevnetBeaconServer(blocks) as beacon:
             # a recorded history (blocks dated from the devnet's genesis timestamp): judged as
             # of its head's time, and its trusted root (block 0, days of chain time before

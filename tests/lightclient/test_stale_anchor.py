@@ -18,9 +18,8 @@ import json
 import pytest
 
 from recompute.cli import main
-from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
-from tests.watch.meters import honest_key_check, start_meters_chain
+from tests.watch.meters import chain_blocks, honest_key_check, start_meters_chain
 
 pytestmark = pytest.mark.anvil
 
@@ -54,9 +53,7 @@ def withhold(server: DevnetBeaconServer):
 def chain():
     node, manifest = start_meters_chain()
     try:
-        head = int(rpc_call(node.url, "eth_blockNumber", []), 16)
-        blocks = [rpc_call(node.url, "eth_getBlockByNumber", [hex(n), False])
-                  for n in range(head + 1)]
+        blocks = chain_blocks(node.url)
         honest = DevnetBeaconServer(blocks, slots_per_block=SLOTS_PER_BLOCK).start()
         liar = DevnetBeaconServer(blocks, slots_per_block=SLOTS_PER_BLOCK).start()
         liar.tamper = withhold(liar)

@@ -11,12 +11,19 @@ from __future__ import annotations
 from eth_hash.auto import keccak
 
 from recompute.devnet import history_meters as hm
-from recompute.devnet.anvil import Anvil
+from recompute.devnet.anvil import Anvil, rpc_call
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
 from recompute.devnet.driver import Driver
 
 W = 1 << 256
+
+
+def chain_blocks(url: str) -> list[dict]:
+    """Every block of the node's chain, genesis to head, as eth_getBlockByNumber gives them (a
+    devnet beacon server signs them)."""
+    head = int(rpc_call(url, "eth_blockNumber", []), 16)
+    return [rpc_call(url, "eth_getBlockByNumber", [hex(n), False]) for n in range(head + 1)]
 
 
 def start_meters_chain(**anvil_args) -> tuple[Anvil, dict]:
