@@ -196,36 +196,13 @@ def test_a_step_asks_its_header_and_chain_id_in_one_request(chain, batches):
 def test_an_endpoint_dropping_the_connection_on_a_batch_is_asked_call_by_call(chain):
     """A server that cannot parse a JSON array and closes the connection unanswered (as the
     bundled fixture node did): the first header and the chain id are then asked one by one."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     node, history = chain
-    dropped = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 -- http.server's name
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            if isinstance(body, list):
-                dropped.append(len(body))
-                return  # no answer: HTTP/1.0, the connection closes
-            data = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": rpc_call(
-                node.url, body["method"], body.get("params", []))}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        source = LiveSource(f"http://127.0.0.1:{server.server_address[1]}")
+    with RpcProxy(node.url, batches="drop") as proxy:
+        source = LiveSource(proxy.url)
         block = source.block_by_number(history)
-        assert block is not None and int(block["number"], 16) == history
-        assert source.chain_id() == int(rpc_call(node.url, "eth_chainId"), 16)
-        assert source.batches is False and dropped == [2]
-    finally:
-        server.shutdown()
-        server.server_close()
+        chain_id = source.chain_id()
+        dropped, methods = proxy.batches_refused, dict(proxy.methods)
+    assert block is not None and int(block["number"], 16) == history
+    assert chain_id == int(rpc_call(node.url, "eth_chainId"), 16)
+    assert source.batches is False and dropped == 1
+    assert methods == {"eth_getBlockByNumber": 2, "eth_chainId": 2}  # the dropped batch, then each
