@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from recompute.core import rlpcodec
 from recompute.core.keccak import EMPTY_TRIE_ROOT, keccak256
+from recompute.core.rlpcodec import Encodable
 
-Node = list  # an RLP list: a leaf or extension [path, value or child], a branch of 17 items
+# an RLP list: a leaf or extension [path, value or child], a branch of 17 items
+Node = list[Encodable]
 
 
 def trie_root(items: dict[bytes, bytes]) -> bytes:
@@ -59,7 +61,7 @@ def _build(pairs: list[tuple[bytes, bytes]], depth: int) -> Node:
     if shared:
         return [_hex_prefix(first[depth:depth + shared], False),
                 _reference(_build(pairs, depth + shared))]
-    branch: list[object] = [b""] * 17
+    branch: Node = [b""] * 17
     start = 0
     if len(pairs[0][0]) == depth:  # a key that ends here: the branch's value
         branch[16] = pairs[0][1]
@@ -74,7 +76,7 @@ def _build(pairs: list[tuple[bytes, bytes]], depth: int) -> Node:
     return branch
 
 
-def _reference(node: Node) -> object:
+def _reference(node: Node) -> Encodable:
     """How a parent refers to ``node``: the node itself when its RLP is under 32 bytes."""
     encoded = rlpcodec.encode(node)
     return node if len(encoded) < 32 else keccak256(encoded)
