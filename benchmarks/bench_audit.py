@@ -9,7 +9,7 @@ Measured, each through the real command (``python -m recompute watch`` as a subp
 time of the whole command (process start, anchoring, a local cluster's start included):
   (a) one process: the thread auditor (``--workers 4``), the baseline;
   (b) one process in segments with ``--store`` (the coordinator and the store's cost);
-  (c) ``--processes 2``: a local Dask cluster of 2 worker processes;
+  (c) ``--processes 2``: 2 local worker processes;
   (d) ``--cluster``: a scheduler and 2 workers started here with ``dask scheduler`` / ``dask
       worker`` on 127.0.0.1 (TCP on loopback), the audit as a client;
   (e) per-segment overhead: (b) again with segments of a quarter of the size; the extra time

@@ -28,7 +28,10 @@ BATCH_REFUSED = {"jsonrpc": "2.0", "id": None,
 
 class RpcProxy:
     def __init__(self, upstream: str, rewrite: Rewrite = lambda m, p, r: r, *,
-                 batches: bool = True, batch_rewrite: BatchRewrite | None = None):
+                 batches: bool | str = True, batch_rewrite: BatchRewrite | None = None):
+        """``batches``: True relays them; False answers one with the JSON-RPC error a node
+        that does not take batches gives; "drop" closes the connection unanswered (a server
+        that cannot parse a JSON array)."""
         proxy = self
         self.requests = 0  # HTTP requests received
         self.methods: Counter[str] = Counter()  # JSON-RPC calls by method
@@ -48,9 +51,12 @@ class RpcProxy:
                     proxy.requests += 1
                     proxy.methods.update(c.get("method", "?") for c in calls)
                 if isinstance(request, list):
-                    if not batches:
+                    if batches is not True:
                         with proxy._lock:
                             proxy.batches_refused += 1
+                        if batches == "drop":
+                            self.close_connection = True
+                            return None
                         return self._send(BATCH_REFUSED)
                     replies = [one(c, r) for c, r in zip(calls, _relay(upstream, calls),
                                                           strict=True)]

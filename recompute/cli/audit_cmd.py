@@ -84,9 +84,9 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
         where = "this process"
         dask = None
         if processes is not None or cluster is not None:
-            from recompute.watch.cluster import DaskExecutor
+            from recompute.watch.cluster import segment_executor
 
-            dask = DaskExecutor(cluster=cluster, processes=processes)
+            dask = segment_executor(cluster=cluster, processes=processes)
             executor, where = dask, dask.where
         try:
             audit = SegmentedAudit(store, sink, executor, where=where, threads=threads,

@@ -92,7 +92,7 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--workers", type=int, default=4, show_default=True, metavar="T",
               help="Range mode: blocks evaluated at once (per process).")
 @click.option("--processes", type=int, metavar="P",
-              help="Range mode: segments on a local Dask cluster of P worker processes.")
+              help="Range mode: segments on P local worker processes.")
 @click.option("--cluster", metavar="URL",
               help="Range mode: segments on a running Dask scheduler: tls://HOST:PORT, or "
                    "tcp://127.0.0.1:PORT on this machine (docs/watch.md).")

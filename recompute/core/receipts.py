@@ -24,6 +24,7 @@ from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_TRIE_ROOT
 from recompute.core.memo import memo_for
+from recompute.core.trie_build import ordered_trie_root
 
 SUPPORTED_TYPES = (0, 1, 2, 3, 4)
 _SEAL = object()
@@ -107,15 +108,8 @@ def encode_receipt(receipt: object) -> bytes:
 
 
 def receipts_root(encoded: list[bytes]) -> bytes:
-    """Root of the trie {rlp(i): receipt_i} (py-trie builds it)."""
-    if not encoded:
-        return EMPTY_TRIE_ROOT
-    from trie.hexary import HexaryTrie  # only event recipes build a receipts trie
-
-    trie = HexaryTrie({})
-    for index, receipt in enumerate(encoded):
-        trie[rlpcodec.encode(index)] = receipt
-    return trie.root_hash
+    """Root of the trie {rlp(i): receipt_i} (recompute.core.trie_build)."""
+    return ordered_trie_root(encoded)
 
 
 def verify_receipts(block: AnchoredBlock, receipts: object) -> ProvenReceipts:

@@ -146,6 +146,15 @@ class FixtureNode:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    def reply(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The JSON-RPC reply to one call."""
+        reply = {"jsonrpc": "2.0", "id": call.get("id")}
+        try:
+            reply["result"] = self.chain.answer(call["method"], call.get("params", []))
+        except (LookupError, ValueError, IndexError) as exc:
+            reply["error"] = {"code": -32000, "message": str(exc)}
+        return reply
+
     def start(self) -> FixtureNode:
         node = self
 
@@ -153,12 +162,10 @@ class FixtureNode:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 node.requests += 1
-                reply = {"jsonrpc": "2.0", "id": body.get("id")}
-                try:
-                    reply["result"] = node.chain.answer(body["method"], body.get("params", []))
-                except (LookupError, ValueError, IndexError) as exc:
-                    reply["error"] = {"code": -32000, "message": str(exc)}
-                data = json.dumps(reply).encode()
+                # a JSON-RPC batch is answered as geth answers one: a list of the replies
+                replies = ([node.reply(call) for call in body] if isinstance(body, list)
+                           else node.reply(body))
+                data = json.dumps(replies).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -27,6 +27,8 @@ class LiveSource:
         self.label = url
         self.endpoint = normalise_url(url)  # tells endpoints of a quorum apart
         self._chain_id: int | None = None
+        # the eth_chainId answer asked with the first header (one request for an anchor)
+        self._chain_answer: object = None
 
     @property
     def calls(self) -> int:
@@ -39,7 +41,9 @@ class LiveSource:
 
     def chain_id(self) -> int:
         if self._chain_id is None:
-            answer = self.client.request("eth_chainId", [])
+            answer = self._chain_answer
+            if answer is None or isinstance(answer, Unverifiable):
+                answer = self.client.request("eth_chainId", [])
             self._chain_id = parse_quantity(answer, "eth_chainId", malformed, bits=64)
         return self._chain_id
 
@@ -55,7 +59,15 @@ class LiveSource:
         return self._block("eth_getBlockByHash", "0x" + block_hash.hex())
 
     def _block(self, method: str, ref: str) -> dict[str, Any] | None:
-        answer = self.client.request(method, [ref, False])
+        if self._chain_id is None and self._chain_answer is None:
+            # the first header comes with the chain id in one JSON-RPC batch: anchoring a
+            # block (recompute.core.anchor) asks both, one request where batches are taken
+            answer, self._chain_answer = self.client.batch([(method, [ref, False]),
+                                                            ("eth_chainId", [])])
+            if isinstance(answer, Unverifiable):
+                raise answer
+        else:
+            answer = self.client.request(method, [ref, False])
         if answer is not None and not isinstance(answer, dict):
             raise malformed(f"{self.label} {method}: the block is not a JSON object")
         return answer

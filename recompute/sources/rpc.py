@@ -179,7 +179,12 @@ class RpcClient:
         with self._count:
             self.calls += 1
         what = f"a batch of {len(calls)} calls ({calls[0][0]}, ...)"
-        status, raw = self._exchange(body, what)
+        try:
+            status, raw = self._exchange(body, what, dropped=self.batches is None)
+        except _Dropped:
+            # the endpoint closed the connection on its first batch, without an answer
+            # (a server that cannot parse a JSON array): one that does not take batches
+            return self._refused(calls)
         reply = None
         if raw.lstrip().startswith((b"[", b"{")):
             reply = bounded_loads(raw, f"{self.url} {what}: the answer", malformed,
@@ -188,10 +193,7 @@ class RpcClient:
             if self.batches is None and (status >= 400 or isinstance(reply, dict)):
                 # an HTTP error or one error object for the whole batch, before any batch
                 # was answered: an endpoint that does not take batches
-                self.batches = False
-                if self.on_refused is not None:
-                    self.on_refused()
-                return [self._one(method, params) for method, params in calls]
+                return self._refused(calls)
             raise Unverifiable("rpc-malformed", f"{self.url} {what}: the answer is not a list "
                                                 "of replies")
         self.batches = True
@@ -213,6 +215,13 @@ class RpcClient:
                 out.append(exc)
         return out
 
+    def _refused(self, calls: list[tuple[str, list[Any]]]) -> list[object]:
+        """The endpoint refused its first batch: said once, then every call on its own."""
+        self.batches = False
+        if self.on_refused is not None:
+            self.on_refused()
+        return [self._one(method, params) for method, params in calls]
+
     def _one(self, method: str, params: list[Any]) -> object:
         try:
             return self.request(method, params)
@@ -221,9 +230,15 @@ class RpcClient:
                 raise
             return exc
 
-    def _exchange(self, body: bytes, what: str) -> tuple[int, bytes]:
+    def _exchange(self, body: bytes, what: str, dropped: bool = False) -> tuple[int, bytes]:
+        """One exchange, its failures mapped to ``rpc-unreachable``; with ``dropped``, a
+        connection the server closed without an answer raises :class:`_Dropped` instead."""
         try:
             return self._post(body)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
+            if dropped:
+                raise _Dropped from None
+            failure: OSError | http.client.HTTPException = exc
         except TimeoutError:
             raise Unverifiable(
                 "rpc-unreachable",
@@ -231,11 +246,16 @@ class RpcClient:
                 "node runs and the URL is right",
             ) from None
         except (OSError, http.client.HTTPException) as exc:
-            raise Unverifiable(
-                "rpc-unreachable",
-                f"{self.url} did not answer {what}: {_short(exc)}; check that the node runs "
-                "and the URL is right",
-            ) from None
+            failure = exc
+        raise Unverifiable(
+            "rpc-unreachable",
+            f"{self.url} did not answer {what}: {_short(failure)}; check that the node runs "
+            "and the URL is right",
+        ) from None
+
+
+class _Dropped(Exception):
+    """The server closed the connection without answering (RpcClient._exchange)."""
 
 
 def _result(url: str, method: str, reply: dict[str, Any]) -> Any:

@@ -1,7 +1,8 @@
-"""Segments on Dask (``dask.distributed``): ``--cluster tcp://HOST:8786`` (a running scheduler)
-or ``--processes P`` (a local cluster of P worker processes, one Dask thread each: the checks are
+"""Segments on Dask (``dask.distributed``): ``--cluster tcp://HOST:8786`` (a running scheduler).
+``--processes P`` runs P local worker processes without Dask (:mod:`recompute.watch.worker_pool`:
+a worker starts at about a quarter of a Dask worker's CPU, and no scheduler runs). The checks are
 CPU-bound Python, so processes, not threads, add throughput; inside a task, ``--workers``
-threads only overlap the node's latency). docs/watch.md §Audits that outgrow one machine.
+threads only overlap the node's latency. docs/watch.md §Audits that outgrow one machine.
 
 Dask does the scheduling and the fault handling: a worker that dies mid-segment has its task
 re-run on another worker by the scheduler (up to its ``allowed-failures``, 3 by default); a task
@@ -11,8 +12,7 @@ coordinator turns into UNVERIFIABLE lines (reason ``segment-failed``). A
 :class:`~recompute.core.errors.UsageError` raised in a worker (a check that cannot be asked, or a
 worker running another recompute version) stops the audit as a usage error.
 
-The local cluster listens on 127.0.0.1 only (its HTTP endpoint on a free loopback port). Dask
-is imported only here, and only when one of the two options is given.
+Dask is imported only here, and only when ``--cluster`` is given.
 
 Dask's messages are pickles: whoever answers for the scheduler runs code in the coordinator.
 So a cluster is ``tls://HOST:PORT`` with Dask's mutual TLS (:func:`cluster_target`: the CA,
@@ -25,7 +25,6 @@ connection.
 from __future__ import annotations
 
 import ipaddress
-import logging
 import socket
 import threading
 import uuid
@@ -37,6 +36,7 @@ from urllib.parse import urlparse
 from recompute.core.errors import UsageError
 from recompute.watch.linking import SEGMENT_FAILED
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
+from recompute.watch.worker_pool import LocalProcesses
 
 CONNECT_TIMEOUT = "10s"
 _TLS_CONFIG = {"ca": "distributed.comm.tls.ca-file", "cert": "distributed.comm.tls.client.cert",
@@ -130,33 +130,32 @@ def _loopback(host: str, port: int) -> bool:
     return all(ipaddress.ip_address(str(a[-1][0]).split("%")[0]).is_loopback for a in found)
 
 
+def segment_executor(*, cluster: ClusterTarget | None, processes: int | None
+                     ) -> DaskExecutor | LocalProcesses:
+    """The executor of ``--cluster`` (Dask) or of ``--processes`` (local workers, no Dask)."""
+    if cluster is not None:
+        return DaskExecutor(cluster=cluster)
+    assert processes is not None
+    return LocalProcesses(processes)
+
+
 class DaskExecutor:
     """Hands tasks to a Dask cluster; yields results as they finish."""
 
-    def __init__(self, *, cluster: ClusterTarget | None = None,
-                 processes: int | None = None):
+    def __init__(self, *, cluster: ClusterTarget):
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError:
-            raise UsageError("--cluster and --processes need dask.distributed: "
+            raise UsageError("--cluster needs dask.distributed: "
                              "pip install 'dask[distributed]'") from None
-        self.local = None
-        if cluster is not None:
-            try:
-                self.client = Client(cluster.url, timeout=CONNECT_TIMEOUT,
-                                     security=cluster.security(), set_as_default=False)
-            except (OSError, TimeoutError, ValueError, TypeError) as exc:
-                raise UsageError(f"--cluster {cluster.url}: no Dask scheduler answered "
-                                 f"({str(exc).splitlines()[0] if str(exc) else exc!r})"
-                                 ) from None
-            self.where = f"the Dask cluster {cluster.url}"
-        else:
-            self.local = LocalCluster(n_workers=processes, threads_per_worker=1,
-                                      processes=True, host="127.0.0.1", scheduler_port=0,
-                                      dashboard_address="127.0.0.1:0",
-                                      silence_logs=logging.ERROR)
-            self.client = Client(self.local, set_as_default=False)
-            self.where = f"{processes} local worker process(es)"
+        try:
+            self.client = Client(cluster.url, timeout=CONNECT_TIMEOUT,
+                                 security=cluster.security(), set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise UsageError(f"--cluster {cluster.url}: no Dask scheduler answered "
+                             f"({str(exc).splitlines()[0] if str(exc) else exc!r})"
+                             ) from None
+        self.where = f"the Dask cluster {cluster.url}"
         self.audit_id = uuid.uuid4().hex[:12]
 
     def __call__(self, tasks: list[SegmentTask], stop: threading.Event
@@ -192,8 +191,4 @@ class DaskExecutor:
                 SEGMENT_FAILED, f"{type(exc).__name__}: {text}"[:300]))
 
     def close(self) -> None:
-        try:
-            self.client.close()
-        finally:
-            if self.local is not None:
-                self.local.close()
+        self.client.close()

@@ -163,3 +163,46 @@ def test_one_calls_error_in_a_batch_is_that_calls_alone(chain):
     assert [a["number"] for a in (answers[0], answers[2])] == ["0x1", "0x2"]
     assert isinstance(answers[1], Unverifiable)
     assert client.calls == 1 and client.batches is True
+
+
+def _step(url: str, node: Anvil, number: int):
+    """One ``recompute step`` (the example's amm/layer-status check) pinned to block
+    ``number``, through a counting proxy: (result, HTTP requests, calls by method)."""
+    from recompute.watch.config import load_config
+
+    subject = next(c for c in load_config(EXAMPLE) if c.recipe.name == "amm/layer-status")
+    params = [f"--param={k}={v}" for k, v in subject.params.items()]
+    return run_cli("step", subject.recipe.name, "--rpc", url, "--block-hash", _hash(node, number),
+                   "--address", "0x" + subject.address.hex(), *params, cwd=REPO_ROOT)
+
+
+@pytest.mark.parametrize("batches", [True, False])
+def test_a_step_asks_its_header_and_chain_id_in_one_request(chain, batches):
+    node, history = chain
+    with RpcProxy(node.url, batches=batches) as proxy:
+        done = _step(proxy.url, node, history)
+        requests, methods = proxy.requests, dict(proxy.methods)
+    assert done.returncode in (0, 1), done.stderr
+    assert done.stdout.startswith(("VERIFIED-GOOD", "VERIFIED-BAD"))
+    asked = 1 if batches else 2  # the proxy counts the calls of the batch it refused too
+    assert methods["eth_getBlockByHash"] == methods["eth_chainId"] == asked
+    proofs = methods["eth_getProof"]  # one a round of the recipe's reads (each needs the last)
+    assert set(methods) == {"eth_getBlockByHash", "eth_chainId", "eth_getProof"}
+    # with batches: the header and the chain id together, then a request a round; without:
+    # the refused batch, then each call on its own
+    assert requests == (1 + proofs if batches else 1 + 2 + proofs)
+
+
+def test_an_endpoint_dropping_the_connection_on_a_batch_is_asked_call_by_call(chain):
+    """A server that cannot parse a JSON array and closes the connection unanswered (as the
+    bundled fixture node did): the first header and the chain id are then asked one by one."""
+    node, history = chain
+    with RpcProxy(node.url, batches="drop") as proxy:
+        source = LiveSource(proxy.url)
+        block = source.block_by_number(history)
+        chain_id = source.chain_id()
+        dropped, methods = proxy.batches_refused, dict(proxy.methods)
+    assert block is not None and int(block["number"], 16) == history
+    assert chain_id == int(rpc_call(node.url, "eth_chainId"), 16)
+    assert source.batches is False and dropped == 1
+    assert methods == {"eth_getBlockByNumber": 2, "eth_chainId": 2}  # the dropped batch, then each

@@ -1,0 +1,172 @@
+"""``--processes P``: segments on P worker processes of this machine, without Dask
+(docs/watch.md §Audits that outgrow one machine).
+
+Each worker is ``python -P -m recompute.watch.worker_pool`` (this interpreter, the installed
+package; ``-P``: the working directory is not put on ``sys.path``, docs/executables.md). It
+imports only what :func:`~recompute.watch.segment.evaluate_segment` needs (no Dask, no command
+line: about a quarter of a Dask worker's start), then evaluates one segment at a time, sent to
+it and returned as pickles over a pair of pipes of its own (never its stdout, which a recipe may
+print to). A worker keeps its caches from one segment to the next, as a Dask worker does
+(recompute.watch.segment: one evaluator and one shared source per endpoint per process).
+
+Faults, as the Dask executor meets them: a worker that dies mid-segment (killed, out of memory)
+or a segment that raises has that segment run again on a fresh worker, once (Dask's
+``retries=1``); a segment that fails again comes back as a failed
+:class:`~recompute.watch.segment.SegmentResult` (reason ``segment-failed``), which the
+coordinator turns into UNVERIFIABLE lines. A :class:`~recompute.core.errors.UsageError` in a
+worker stops the audit as a usage error. Workers ignore SIGINT: the coordinator decides what an
+interrupt stops, then ends them (asked to exit, then terminated). Every worker is waited for, so
+its CPU time is the coordinator's (``RUSAGE_CHILDREN``).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+
+from recompute.core.errors import UsageError
+from recompute.watch.linking import SEGMENT_FAILED
+from recompute.watch.segment import SegmentResult, SegmentTask
+
+RERUNS = 1  # a segment whose worker died or that raised is run once more (Dask's retries=1)
+POLL = 0.2  # seconds between looks at the stop event while segments run
+EXIT_WAIT = 5.0  # seconds a worker is given to exit when asked, before it is terminated
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: subprocess.Popen
+    send: Connection  # tasks to the worker
+    receive: Connection  # its answers
+    task: SegmentTask | None = None
+
+
+class LocalProcesses:
+    """Hands tasks to ``processes`` local worker processes; yields results as they finish."""
+
+    def __init__(self, processes: int):
+        self.processes = processes
+        self.where = f"{processes} local worker process(es)"
+        self.idle: list[_Worker] = []
+        self.started: list[_Worker] = []
+
+    def __call__(self, tasks: list[SegmentTask], stop: threading.Event
+                 ) -> Iterator[tuple[SegmentTask, SegmentResult]]:
+        pending = deque(tasks)
+        failures: dict[int, int] = {}
+        busy: dict[int, _Worker] = {}  # the fd of a worker's answers -> the worker
+        while pending or busy:
+            while pending and len(busy) < self.processes and not stop.is_set():
+                worker = self.idle.pop() if self.idle else self._start()
+                worker.task = pending.popleft()
+                try:
+                    worker.send.send_bytes(pickle.dumps(worker.task))
+                except OSError:  # it died while idle: its segment waits for another
+                    pending.appendleft(worker.task)
+                    self._end(worker)
+                    continue
+                busy[worker.receive.fileno()] = worker
+            if stop.is_set():
+                return
+            for ready in wait([w.receive for w in busy.values()], timeout=POLL):
+                worker = busy.pop(ready.fileno())  # type: ignore[union-attr]
+                task = worker.task
+                assert task is not None
+                answer = _answer(worker)
+                if answer is not None and answer[0] == "ok":
+                    worker.task = None
+                    self.idle.append(worker)
+                    yield task, answer[1]
+                    continue
+                if answer is None:  # the worker died mid-segment
+                    self._end(worker)
+                    detail = "the worker process died"
+                else:
+                    worker.task = None
+                    self.idle.append(worker)
+                    if answer[0] == "usage":
+                        raise UsageError(answer[1])
+                    detail = answer[1]
+                failures[task.lo] = failures.get(task.lo, 0) + 1
+                if failures[task.lo] <= RERUNS:
+                    pending.appendleft(task)
+                else:
+                    yield task, SegmentResult(task.lo, task.hi, failure=(
+                        SEGMENT_FAILED, detail[:300]))
+
+    def close(self) -> None:
+        """End every worker: one still in a segment (an interrupted audit) at once, an idle one
+        asked to exit; each is waited for."""
+        for worker in list(self.started):
+            if worker.task is not None:
+                worker.process.kill()
+            self._end(worker)
+        self.idle = []
+
+    def _start(self) -> _Worker:
+        to_worker, from_here = os.pipe()
+        to_here, from_worker = os.pipe()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-P", "-m", "recompute.watch.worker_pool", str(to_worker),
+                 str(from_worker)], pass_fds=(to_worker, from_worker), stdin=subprocess.DEVNULL)
+        finally:
+            os.close(to_worker)
+            os.close(from_worker)
+        worker = _Worker(process, Connection(from_here, readable=False),
+                         Connection(to_here, writable=False))
+        self.started.append(worker)
+        return worker
+
+    def _end(self, worker: _Worker) -> None:
+        """Ask the worker to exit (its pipe closed), wait for it, kill it if it lingers."""
+        if worker in self.started:
+            self.started.remove(worker)
+        worker.send.close()
+        worker.receive.close()
+        try:
+            worker.process.wait(EXIT_WAIT)
+        except subprocess.TimeoutExpired:
+            worker.process.kill()
+            worker.process.wait()
+
+
+def _answer(worker: _Worker) -> tuple[str, object] | None:
+    """("ok", SegmentResult) | ("usage", text) | ("error", text); None if the worker died."""
+    try:
+        return pickle.loads(worker.receive.recv_bytes())
+    except (EOFError, OSError):
+        return None
+
+
+def serve(receive: Connection, send: Connection) -> None:
+    """A worker: segments in, results out, until the coordinator closes the pipe."""
+    from recompute.watch.segment import evaluate_segment
+
+    while True:
+        try:
+            task = pickle.loads(receive.recv_bytes())
+        except EOFError:
+            return
+        try:
+            answer: tuple[str, object] = ("ok", evaluate_segment(task))
+        except UsageError as exc:
+            answer = ("usage", str(exc))
+        except Exception as exc:  # noqa: BLE001 -- sent to the coordinator, which re-runs it
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            answer = ("error", f"{type(exc).__name__}: {text}")
+        send.send_bytes(pickle.dumps(answer))
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    serve(Connection(int(sys.argv[1]), writable=False),
+          Connection(int(sys.argv[2]), readable=False))

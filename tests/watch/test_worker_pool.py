@@ -1,0 +1,105 @@
+"""``--processes``' local workers (recompute.watch.worker_pool) against the devnet history: a
+worker SIGKILLed in the middle of a segment (held there: the node's answer to its first proof
+waits until the kill) has the segment run again on a fresh worker, with the lines of an
+uninterrupted run; a segment whose worker is killed twice comes back failed (``segment-failed``,
+which the coordinator turns into UNVERIFIABLE lines), never as lines; a UsageError in a worker
+stops the audit as one.
+
+Independent expectation: the same segment evaluated in this process (evaluate_segment, no
+worker), through the same node.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from recompute.core.errors import UsageError
+from recompute.version import __version__
+from recompute.watch.linking import SEGMENT_FAILED
+from recompute.watch.segment import SegmentTask, evaluate_segment
+from recompute.watch.worker_pool import LocalProcesses
+from tests.rpcproxy import RpcProxy
+from tests.watch.watchproc import EXAMPLE
+
+LO, HI = 150, 157
+
+
+class HeldNode:
+    """A proxy that holds the answer to the first eth_getProof of each of ``holds`` segment
+    runs until the test has killed the worker asking it."""
+
+    def __init__(self, upstream: str, holds: int):
+        self.holds = holds
+        self.arrived = threading.Event()
+        self.killed = threading.Event()
+        self.proxy = RpcProxy(upstream, self.rewrite)
+
+    def rewrite(self, method: str, params: list, reply: dict) -> dict:
+        if method == "eth_getProof" and self.holds > 0:
+            self.arrived.set()
+            self.killed.wait(60)
+        return reply
+
+    def kill_when_held(self, pool: LocalProcesses, times: int) -> threading.Thread:
+        def run():
+            for _ in range(times):
+                assert self.arrived.wait(60)
+                busy = next(w for w in pool.started if w.task is not None)
+                busy.process.kill()
+                busy.process.wait()
+                self.holds -= 1
+                self.arrived.clear()
+                self.killed.set()
+                self.killed.clear()
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+
+def task(url: str, version: str = __version__) -> SegmentTask:
+    return SegmentTask(LO, HI, EXAMPLE.read_text(), str(EXAMPLE), (url,), version=version,
+                       retries=0)
+
+
+@pytest.fixture(scope="module")
+def expected(devnet):
+    node, _ = devnet
+    return evaluate_segment(task(node.url))
+
+
+@pytest.mark.parametrize("kills", [1, 2])
+def test_a_killed_worker_has_its_segment_rerun_once_then_failed(devnet, expected, kills):
+    node, _ = devnet
+    held = HeldNode(node.url, kills)
+    pool = LocalProcesses(1)
+    with held.proxy as proxy:
+        try:
+            killer = held.kill_when_held(pool, kills)
+            results = list(pool([task(proxy.url)], threading.Event()))
+            killer.join(60)
+        finally:
+            pool.close()
+    assert len(results) == 1
+    result = results[0][1]
+    if kills == 1:
+        assert result.failure is None
+        assert (result.lines, result.hashes, result.top_hash) == (
+            expected.lines, expected.hashes, expected.top_hash)
+        assert len(result.lines) > 0
+    else:
+        assert result.failure is not None and result.failure[0] == SEGMENT_FAILED
+        assert result.lines == [] and result.hashes == []
+    assert pool.started == []  # every worker waited for
+
+
+def test_a_usage_error_in_a_worker_stops_the_audit(devnet):
+    node, _ = devnet
+    pool = LocalProcesses(1)
+    try:
+        with pytest.raises(UsageError, match="install the same version on every worker"):
+            list(pool([task(node.url, version="0.0.0-other")], threading.Event()))
+    finally:
+        pool.close()
