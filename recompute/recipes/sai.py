@@ -36,7 +36,10 @@ from recompute.recipes.sai_membership import (
     roster_from_records,
 )
 from recompute.recipes.sai_registry import (
+    CHARTER_FIELDS,
     EXIT_REASON,
+    LAYOUT,
+    LAZY_FIELDS,
     LIFECYCLE,
     MEMBER_STATUS,
     RESERVED_ROLES,
@@ -48,8 +51,9 @@ from recompute.recipes.sai_registry import (
 from recompute.recipes.sai_revision import CHANGED, Revision, revision_check
 
 __all__ = [
-    "CHANGED", "EXIT_REASON", "LIFECYCLE", "MEMBER_ACTIVATED", "MEMBER_STATUS", "RESERVED_ROLES",
-    "SUSPENSION_CAUSE", "SWARM", "SWARM_FORMED", "SWARM_TUPLE", "Charter", "Member", "Revision",
-    "Roster", "charter_check", "enum_name", "jcs_sha256", "live_status", "load_pack",
-    "member_view", "pack_digests", "revision_check", "roster_from_records",
+    "CHANGED", "CHARTER_FIELDS", "EXIT_REASON", "LAYOUT", "LAZY_FIELDS", "LIFECYCLE",
+    "MEMBER_ACTIVATED", "MEMBER_STATUS", "RESERVED_ROLES", "SUSPENSION_CAUSE", "SWARM",
+    "SWARM_FORMED", "SWARM_TUPLE", "Charter", "Member", "Revision", "Roster", "charter_check",
+    "enum_name", "jcs_sha256", "live_status", "load_pack", "member_view", "pack_digests",
+    "revision_check", "roster_from_records",
 ]
