@@ -23,12 +23,12 @@ from recompute.core.clock import Clock
 from recompute.core.errors import ArgumentError, RecomputeError, Unverifiable, UsageError
 from recompute.core.hexdata import BLOCK_TAGS, as_data, as_uint256
 from recompute.core.outcome import Outcome
-from recompute.core.prover import ProvenAccount
+from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.source import ProofSource
 from recompute.core.verdict import REASONS, Reason, Verdict
 from recompute.layout import Layout, ReadResult, load_layout
 from recompute.recipes import runner as _runner
-from recompute.recipes.framework import Param, Recipe, get_recipe, load_recipes
+from recompute.recipes.framework import Param, Params, Recipe, get_recipe, load_recipes
 from recompute.recipes.runner import Job, prove_paths
 from recompute.sources.live import LiveSource
 from recompute.vectors import Result as VectorResult
@@ -82,7 +82,7 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
 
 def prove_account(block: AnchoredBlock, address: bytes | str,
                   slots: Iterable[int | str | bytes] = (), source: ProofSource | None = None,
-                  stats: Any = None) -> ProvenAccount:
+                  stats: ProofStats | None = None) -> ProvenAccount:
     """Prove the account at ``address`` and its ``slots`` (ints, 0x text or 32 bytes) at
     ``block``; ``.storage`` maps each slot number to its proven value."""
     return _prover.prove_account(block, _address(address),
@@ -98,6 +98,7 @@ def read(block: AnchoredBlock, address: bytes | str, layout: Layout | str,
     :class:`UsageError` for a path the layout does not have."""
     if isinstance(paths, str):
         raise ArgumentError(f"paths: give a list of paths, not the string {paths!r}")
+    results: list[ReadResult]
     results, _known, _requests = prove_paths(block, _address(address), _layout(layout),
                                              list(paths))
     return results
@@ -129,7 +130,7 @@ def step_many(block: AnchoredBlock, jobs: Sequence[Job]) -> list[Outcome | Excep
     return _runner.step_many(block, ready)
 
 
-def typed_params(recipe: Recipe, params: Mapping[str, Any], name: str = "params") -> dict:
+def typed_params(recipe: Recipe, params: Mapping[str, Any], name: str = "params") -> Params:
     """The parameters as the recipe's declaration types them (what ``--param`` gives it): an
     ``address`` or ``bytes32`` as bytes or 0x text, a ``uint``/``int`` as an int or decimal/0x
     text, a ``bool`` as a bool or true/false, a ``file`` as a path; a value ``None`` is not

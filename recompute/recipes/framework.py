@@ -26,10 +26,10 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from recompute.core.errors import UsageError
 
@@ -86,7 +86,7 @@ class Derivation:
     holds: bool
     derived: dict[str, Any]
     predicate: str = ""  # the predicate in words, for the report
-    findings: list[dict] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)
     # When it does not hold: what was found and which condition failed, in words
     # ("status is OVERDUE; healthy means not OVERDUE"); the report's detail of a BAD verdict.
     failed: str = ""
@@ -109,10 +109,24 @@ class ViewCheck:
     """A view function whose answer ``--compare-views`` sets beside a derived value."""
 
     signature: str  # e.g. "layerStatus(address,uint8)"
-    args: tuple
+    args: tuple[Any, ...]  # ABI values of ``arg_types``
     arg_types: tuple[str, ...]
     returns: tuple[str, ...]
-    compare: Callable[[tuple, dict], dict[str, tuple[Any, Any]]]  # -> {name: (view, derived)}
+    # (the view's decoded answer, the derived values) -> {name: (view, derived)}
+    compare: Callable[[tuple[Any, ...], dict[str, Any]], dict[str, tuple[Any, Any]]]
+
+
+# What a plan yields, and the generator it is. The value sent back depends on the request:
+# ``{path: decoded value}`` for Reads, ``{slot: int}`` for Slots, ``list[ProvenLog]`` for Logs
+# and ReceiptsAt; decoded values are the layout's (ints, bytes, bools, dicts, lists), so the
+# answer is typed where it is read.
+Request: TypeAlias = "Reads | Slots | Logs | ReceiptsAt"
+Plan: TypeAlias = "Generator[Request, Any, Derivation]"
+# A recipe's parameters, as its Param declarations parse them (:meth:`Recipe.parse_params`).
+Params: TypeAlias = dict[str, Any]
+# A decoded struct of the recipe's layout (field name -> value), or a record a derivation makes
+# of such values; read-only (a kept plan hands a derivation mapping proxies).
+Struct: TypeAlias = Mapping[str, Any]
 
 
 # ---- parameters -----------------------------------------------------------------------------
@@ -234,10 +248,10 @@ class Recipe:
     section: str = ""  # the seed section it implements, for the listing
     outputs: dict[str, Output] = {}  # derived values and their types (empty: not declared)
 
-    def plan(self, p: dict, clock: Clock) -> Generator[Any, Any, Derivation]:
+    def plan(self, p: Params, clock: Clock) -> Plan:
         raise NotImplementedError
 
-    def views(self, p: dict) -> list[ViewCheck]:
+    def views(self, p: Params) -> list[ViewCheck]:
         """View functions to compare under --compare-views (none by default)."""
         return []
 
@@ -251,7 +265,7 @@ class Recipe:
         A recipe that declares no outputs (a user's) gets its values compared as written."""
         if not self.outputs:
             return dict(given)
-        out = {}
+        out: dict[str, str] = {}
         for key, text in given.items():
             if key not in self.outputs:
                 raise UsageError(f"{where} {key}: {self.name} derives no {key!r} "
@@ -259,7 +273,7 @@ class Recipe:
             out[key] = self.outputs[key].parse(text, f"{where} {key}")
         return out
 
-    def parse_params(self, given: dict[str, str]) -> dict:
+    def parse_params(self, given: dict[str, str]) -> Params:
         known = {p.name: p for p in self.params}
         unknown = sorted(set(given) - set(known))
         if unknown:
@@ -267,7 +281,7 @@ class Recipe:
                 f"{self.name} has no parameter {unknown[0]!r} "
                 f"(parameters: {', '.join(known) or 'none'})"
             )
-        out = {}
+        out: Params = {}
         for param in self.params:
             if param.name in given:
                 out[param.name] = param.parse(given[param.name])
@@ -278,7 +292,10 @@ class Recipe:
         return out
 
 
-class SplitRecipe(Recipe):
+Inputs = TypeVar("Inputs")  # what a SplitRecipe's reads make of the values, for its derive
+
+
+class SplitRecipe(Recipe, Generic[Inputs]):
     """A recipe whose plan is its reads, then a derivation (issue #12): :meth:`reads` yields
     what it reads and returns the inputs it made of the values, *without the clock*, so the
     requests it makes are a function of the parameters and the values read alone;
@@ -289,13 +306,13 @@ class SplitRecipe(Recipe):
     read-only (dicts as mapping proxies, lists as tuples: read them, build new values, never
     alter them). A subclass that overrides :meth:`plan` itself is run as any recipe."""
 
-    def reads(self, p: dict) -> Generator[Any, Any, Any]:
+    def reads(self, p: Params) -> Generator[Request, Any, Inputs]:
         raise NotImplementedError
 
-    def derive(self, p: dict, inputs: Any, clock: Clock) -> Derivation:
+    def derive(self, p: Params, inputs: Inputs, clock: Clock) -> Derivation:
         raise NotImplementedError
 
-    def plan(self, p: dict, clock: Clock) -> Generator[Any, Any, Derivation]:
+    def plan(self, p: Params, clock: Clock) -> Plan:
         inputs = yield from self.reads(p)
         return self.derive(p, inputs, clock)
 
@@ -357,6 +374,8 @@ def _load_user_module(path: Path) -> None:
         if name in sys.modules:
             continue
         spec = importlib.util.spec_from_file_location(name, file)
+        if spec is None or spec.loader is None:
+            raise UsageError(f"recipe module {file} cannot be loaded as a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

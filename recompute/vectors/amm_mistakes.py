@@ -2,27 +2,37 @@
 
 Each mistake breaks exactly one rule of the seed (the rule id names it) and otherwise derives as
 the recipe does; ``vectors verify --tamper`` and ``tests/vectors/test_rule_coverage.py`` check
-that at least one shipped vector tells each apart. None of them is registered as a recipe.
+that at least one shipped vector tells each apart. None of them is registered as a recipe: they
+are registered by recipe name beside the tamper mode (:mod:`recompute.vectors.mistakes`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from recompute.core.abiword import encode_static as abi_encode
 from recompute.core.keccak import keccak256
-from recompute.recipes.amm import (
-    TAG_LAYER_COMMITMENT,
-    Commitment,
+from recompute.recipes.amm_commitments import TAG_LAYER_COMMITMENT, Commitment, StateRoot
+from recompute.recipes.amm_restore import RestoreClaim, restore_claim
+from recompute.recipes.amm_status import (
     LayerStatus,
-    RestoreClaim,
     SignalStatus,
-    StateRoot,
     effective_requirements,
     layer_status,
-    restore_claim,
     signal_status,
 )
+from recompute.recipes.framework import Recipe, Struct
+
+# the steps a mistake may change (AMM §Status derivation, §Policy and floor)
+Inputs = tuple[Struct, Struct, Struct, Struct]  # head, requirements, checkpoint, demand
+InputStep = Callable[[Struct, Struct, Struct, Struct, int], Inputs]
+LayerAnswer = tuple[str, int, bool]  # status, deadline, never completed
+OutputStep = Callable[[LayerAnswer, int, Struct], LayerAnswer]
+CombineStep = Callable[[Struct, Struct], Struct]
+SignalAnswer = tuple[str, int, int]  # status, lastSignalAt, silentSince
+SignalStep = Callable[[Struct, Struct, int], SignalAnswer]
 
 _FAR = 2**47  # an interval that never decides a deadline below a demand's dueBy
 
@@ -30,11 +40,14 @@ _FAR = 2**47  # an interval that never decides a deadline below a demand's dueBy
 class _LayerMistake(LayerStatus):
     """layer_status with its inputs or its answer changed, or one policy step changed."""
 
-    def __init__(self, inputs=None, output=None, combine=None, version=None, enrolled=None):
+    def __init__(self, inputs: InputStep | None = None, output: OutputStep | None = None,
+                 combine: CombineStep | None = None, version: bool = False,
+                 enrolled: bool = False):
         self._inputs, self._output = inputs, output
         self._combine, self._version, self._enrolled = combine, version, enrolled
 
-    def status(self, head, requirements, checkpoint, demand, layer, now):
+    def status(self, head: Struct, requirements: Struct, checkpoint: Struct, demand: Struct,
+               layer: int, now: int) -> LayerAnswer:
         if self._enrolled:
             head = dict(head, enrolled=True)
         if self._inputs:
@@ -43,21 +56,21 @@ class _LayerMistake(LayerStatus):
         out = layer_status(head, requirements, checkpoint, demand, layer, now)
         return self._output(out, now, requirements) if self._output else out
 
-    def is_enrolled(self, head):
+    def is_enrolled(self, head: Struct) -> bool:
         return True if self._enrolled else super().is_enrolled(head)
 
-    def policy_version(self, head):
+    def policy_version(self, head: Struct) -> int:
         return 1 if self._version else super().policy_version(head)
 
-    def combine(self, policy, floor):
+    def combine(self, policy: Struct, floor: Struct) -> Struct:
         return self._combine(policy, floor) if self._combine else super().combine(policy, floor)
 
 
-def _policy_required_only(policy, floor):
+def _policy_required_only(policy: Struct, floor: Struct) -> Struct:
     return dict(effective_requirements(policy, floor), requiredLayers=policy["requiredLayers"])
 
 
-def _policy_interval_first(policy, floor):
+def _policy_interval_first(policy: Struct, floor: Struct) -> Struct:
     """The policy's interval wherever the policy requires the layer, the floor's elsewhere."""
     out = effective_requirements(policy, floor)
     out["maxInterval"] = [
@@ -67,41 +80,45 @@ def _policy_interval_first(policy, floor):
     return out
 
 
-def _policy_pulse_only(policy, floor):
+def _policy_pulse_only(policy: Struct, floor: Struct) -> Struct:
     return dict(effective_requirements(policy, floor), pulseInterval=policy["pulseInterval"])
 
 
-def _swap_unscheduled(out, now, requirements):
+def _swap_unscheduled(out: LayerAnswer, now: int, requirements: Struct) -> LayerAnswer:
     swap = {"UNSCHEDULED": "UNSUPPORTED", "UNSUPPORTED": "UNSCHEDULED"}
     return (swap.get(out[0], out[0]), *out[1:])
 
 
-def _overdue_after_deadline(out, now, requirements):
+def _overdue_after_deadline(out: LayerAnswer, now: int, requirements: Struct) -> LayerAnswer:
     status, deadline, never = out
     if status == "OVERDUE" and now == deadline:
         return ("DUE" if now + requirements["dueWindow"] >= deadline else "FRESH"), deadline, never
     return out
 
 
-def _no_due_window(out, now, requirements):
+def _no_due_window(out: LayerAnswer, now: int, requirements: Struct) -> LayerAnswer:
     return ("FRESH" if out[0] == "DUE" else out[0]), *out[1:]
 
 
-def _anchor_at_enrolment(head, requirements, checkpoint, demand, layer):
+def _anchor_at_enrolment(head: Struct, requirements: Struct, checkpoint: Struct, demand: Struct,
+                         layer: int) -> Inputs:
     if checkpoint["lastCompletedAt"]:
         checkpoint = dict(checkpoint, lastCompletedAt=head["enrolledAt"])
     return head, requirements, checkpoint, demand
 
 
-def _never_completed_from_zero(head, requirements, checkpoint, demand, layer):
+def _never_completed_from_zero(head: Struct, requirements: Struct, checkpoint: Struct,
+                               demand: Struct, layer: int) -> Inputs:
     return dict(head, enrolledAt=0), requirements, checkpoint, demand
 
 
-def _ignore_demand(head, requirements, checkpoint, demand, layer):
+def _ignore_demand(head: Struct, requirements: Struct, checkpoint: Struct, demand: Struct,
+                   layer: int) -> Inputs:
     return head, requirements, checkpoint, dict(demand, demandedAt=0)
 
 
-def _demand_replaces_deadline(head, requirements, checkpoint, demand, layer):
+def _demand_replaces_deadline(head: Struct, requirements: Struct, checkpoint: Struct,
+                              demand: Struct, layer: int) -> Inputs:
     if demand["demandedAt"] and requirements.get("maxInterval"):
         intervals = list(requirements["maxInterval"])
         intervals[layer] = _FAR
@@ -109,11 +126,12 @@ def _demand_replaces_deadline(head, requirements, checkpoint, demand, layer):
     return head, requirements, checkpoint, demand
 
 
-def _cleared_demand_applies(head, requirements, checkpoint, demand, layer):
+def _cleared_demand_applies(head: Struct, requirements: Struct, checkpoint: Struct,
+                            demand: Struct, layer: int) -> Inputs:
     return head, requirements, checkpoint, dict(demand, demandedAt=demand["demandedAt"] or 1)
 
 
-def layer_status_mistakes() -> dict:
+def layer_status_mistakes() -> dict[str, Recipe]:
     return {
         "amm.status.not-enrolled": _LayerMistake(enrolled=True),
         "amm.status.unscheduled-or-unsupported": _LayerMistake(output=_swap_unscheduled),
@@ -131,23 +149,23 @@ def layer_status_mistakes() -> dict:
 
 
 class _SignalMistake(SignalStatus):
-    def __init__(self, signal=None, combine=None):
+    def __init__(self, signal: SignalStep | None = None, combine: CombineStep | None = None):
         self._signal, self._combine = signal, combine
 
-    def signal(self, head, requirements, now):
+    def signal(self, head: Struct, requirements: Struct, now: int) -> SignalAnswer:
         return self._signal(head, requirements, now) if self._signal \
             else signal_status(head, requirements, now)
 
-    def combine(self, policy, floor):
+    def combine(self, policy: Struct, floor: Struct) -> Struct:
         return self._combine(policy, floor) if self._combine else super().combine(policy, floor)
 
 
-def _zero_interval_present(head, requirements, now):
+def _zero_interval_present(head: Struct, requirements: Struct, now: int) -> SignalAnswer:
     out = signal_status(head, requirements, now)
     return ("PRESENT", *out[1:]) if out[0] == "NOT_TRACKED" else out
 
 
-def _silent_at_window_end(head, requirements, now):
+def _silent_at_window_end(head: Struct, requirements: Struct, now: int) -> SignalAnswer:
     out = signal_status(head, requirements, now)
     interval = requirements.get("pulseInterval", 0)
     if out[0] == "PRESENT" and now == head["lastSignalAt"] + interval:
@@ -155,12 +173,12 @@ def _silent_at_window_end(head, requirements, now):
     return out
 
 
-def _silent_since_now(head, requirements, now):
+def _silent_since_now(head: Struct, requirements: Struct, now: int) -> SignalAnswer:
     out = signal_status(head, requirements, now)
     return (out[0], out[1], now) if out[0] == "SILENT" else out
 
 
-def signal_status_mistakes() -> dict:
+def signal_status_mistakes() -> dict[str, Recipe]:
     return {
         "amm.signal.not-tracked": _SignalMistake(signal=_zero_interval_present),
         "amm.signal.silent-exceeds": _SignalMistake(signal=_silent_at_window_end),
@@ -170,22 +188,22 @@ def signal_status_mistakes() -> dict:
 
 
 class _UntaggedRoot(StateRoot):
-    def root(self, commitments):
+    def root(self, commitments: Sequence[bytes]) -> bytes:
         return keccak256(abi_encode(["bytes32"] * 4, list(commitments)))
 
 
 class _PreviousVersionRoot(StateRoot):
-    def root_version(self, head):
-        return max(head["stateVersion"] - 1, 0)
+    def root_version(self, head: Struct) -> int:
+        return max(super().root_version(head) - 1, 0)
 
 
-def state_root_mistakes() -> dict:
+def state_root_mistakes() -> dict[str, Recipe]:
     return {"amm.root.tagged-encoding": _UntaggedRoot(),
             "amm.root.root-at-state-version": _PreviousVersionRoot()}
 
 
 class _ZeroIsAClaim(RestoreClaim):
-    def has_claim(self, record):
+    def has_claim(self, record: Struct) -> bool:
         return True
 
 
@@ -197,7 +215,8 @@ class _ChecksWithout(RestoreClaim):
     def __init__(self, dropped: str):
         self._dropped = dropped
 
-    def checks(self, record, root_at_restored, root_at_new):
+    def checks(self, record: Struct, root_at_restored: bytes, root_at_new: bytes
+               ) -> dict[str, Any]:
         out = restore_claim(record, root_at_restored, root_at_new)
         rv = record["restores_version"]
         if self._dropped == "restores_earlier_version":
@@ -209,7 +228,7 @@ class _ChecksWithout(RestoreClaim):
         return out
 
 
-def restore_claim_mistakes() -> dict:
+def restore_claim_mistakes() -> dict[str, Recipe]:
     return {
         "amm.restore.zero-is-no-claim": _ZeroIsAClaim(),
         "amm.restore.below-current-version": _ChecksWithout("restores_earlier_version"),
@@ -222,12 +241,12 @@ def restore_claim_mistakes() -> dict:
 class _SortedJsonCommitment(Commitment):
     """contentHash over ``json.dumps(sort_keys=True)`` (sorted but not RFC 8785 canonical)."""
 
-    def commitment(self, layer, schema, document, salt):
+    def commitment(self, layer: int, schema: str, document: Any, salt: bytes) -> bytes:
         content = keccak256(json.dumps(document, sort_keys=True).encode())
         return keccak256(abi_encode(["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
                                     [TAG_LAYER_COMMITMENT, layer, keccak256(schema.encode()),
                                      content, salt]))
 
 
-def commitment_mistakes() -> dict:
+def commitment_mistakes() -> dict[str, Recipe]:
     return {"amm.commitment.jcs": _SortedJsonCommitment()}
