@@ -1,6 +1,6 @@
 """The rule inventory's coverage, measured and written (``vectors/rules.json``, README table).
 
-For every rule of ``rules.json`` with a mistaken method (``Recipe.mistakes()[rule id]``), the
+For every rule of ``rules.json`` with a mistaken method (``mistakes_of(recipe)[rule id]``: its own and those registered beside the tamper mode), the
 shipped step vectors of its recipe are replayed with that method; each vector whose outcome
 changes is listed under the rule, as deciding the ``verdict`` or only a ``derived`` value.
 The README's coverage table is rewritten from the same lists. ``make vectors`` runs this after
@@ -20,6 +20,7 @@ from typing import Any
 from recompute.data import VECTORS
 from recompute.recipes.framework import load_recipes
 from recompute.vectors import load_json
+from recompute.vectors.mistakes import mistakes_of
 from recompute.vectors.replay import replay
 from recompute.vectors.tamper import _fails
 
@@ -36,7 +37,7 @@ def suite_vectors(directory: Path = VECTORS) -> dict[str, dict[str, Any]]:
 def decided(rule: dict[str, Any], suite: dict[str, dict[str, Any]],
             recipes: dict[str, Any]) -> list[dict[str, Any]]:
     """The vectors ``rule``'s mistaken method fails, each with what it decides (by name)."""
-    mistaken = recipes[rule["recipe"]].mistakes()[rule["id"]]
+    mistaken = mistakes_of(recipes[rule["recipe"]])[rule["id"]]
     out = []
     for name, vector in sorted(suite.items()):
         if vector.get("recipe") != rule["recipe"] or \
@@ -71,7 +72,7 @@ def rewrite(directory: Path = VECTORS) -> list[str]:
     suite, recipes = suite_vectors(directory), load_recipes()
     undecided = []
     for rule in inventory["rules"]:
-        if rule["id"] in recipes[rule["recipe"]].mistakes():
+        if rule["id"] in mistakes_of(recipes[rule["recipe"]]):
             rule["vectors"] = decided(rule, suite, recipes)
         if not rule["vectors"]:
             undecided.append(rule["id"])
