@@ -1,8 +1,9 @@
 """The rule inventory's coverage, measured and written (``vectors/rules.json``, README table).
 
-For every rule of ``rules.json`` with a mistaken method (``mistakes_of(recipe)[rule id]``: its own and those registered beside the tamper mode), the
-shipped step vectors of its recipe are replayed with that method; each vector whose outcome
-changes is listed under the rule, as deciding the ``verdict`` or only a ``derived`` value.
+For every rule of ``rules.json`` with a mistaken method (``mistakes_of(recipe)[rule id]``: its
+own and those registered beside the tamper mode), the shipped step vectors of its recipe are
+replayed with that method; each vector whose outcome changes is listed under the rule, as
+deciding the ``verdict`` or only a ``derived`` value.
 The README's coverage table is rewritten from the same lists. ``make vectors`` runs this after
 the vectors are rebuilt; ``tests/vectors/test_rule_coverage.py`` re-measures and compares.
 
