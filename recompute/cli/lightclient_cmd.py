@@ -20,11 +20,11 @@ from recompute.lightclient import ExecutionHeader
 
 
 @cli.group("lightclient")
-def lightclient_group():
+def lightclient_group() -> None:
     """The consensus light client behind the light-client anchor (--beacon)."""
 
 
-def _header_json(header: ExecutionHeader) -> dict:
+def _header_json(header: ExecutionHeader) -> dict[str, object]:
     return {
         "block_number": header.block_number,
         "block_hash": "0x" + header.block_hash.hex(),
@@ -44,7 +44,7 @@ def _header_json(header: ExecutionHeader) -> dict:
 @click.option("--rpc-timeout", type=float, metavar="SECONDS",
               help="How long to wait for one answer of the beacon node (default 30).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def sync_command(rpc_timeout, as_json):
+def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     """Sync from --trusted-root and print the authenticated execution headers.
 
     SYNCED (exit 0) only when the finalized header is within --max-anchor-age of the clock

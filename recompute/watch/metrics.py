@@ -83,7 +83,7 @@ class Series:
 
 
 class Metrics:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values: dict[Key, Series] = {}
         self._up = 1
