@@ -14,6 +14,7 @@ import click
 from recompute.cli import cli
 from recompute.cli.beacon_options import LightClientSession, beacon_options, light_client_request
 from recompute.cli.clock_options import clock_options, current_clock
+from recompute.cli.flags import cli_detail
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_GOOD, EXIT_UNVERIFIABLE
 from recompute.lightclient import ExecutionHeader
@@ -63,10 +64,10 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
         finalized, optimistic = store.finalized_execution(), store.optimistic_execution()
     except Unverifiable as exc:
         if as_json:
-            click.echo(json.dumps({"synced": False, "reason": exc.reason, "detail": exc.detail},
-                                  indent=2))
+            click.echo(json.dumps({"synced": False, "reason": exc.reason,
+                                   "detail": cli_detail(exc)}, indent=2))
         else:
-            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
         sys.exit(EXIT_UNVERIFIABLE)
     finally:
         session.close()
@@ -89,12 +90,12 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
         "optimistic": {**_header_json(optimistic), "age_s": clock.age(optimistic.timestamp)},
     }
     if stale is not None:
-        summary.update(reason=stale.reason, detail=stale.detail)
+        summary.update(reason=stale.reason, detail=cli_detail(stale))
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         if stale is not None:
-            click.echo(f"NOT SYNCED ({stale.reason}): {stale.detail}")
+            click.echo(f"NOT SYNCED ({stale.reason}): {cli_detail(stale)}")
         else:
             click.echo(f"SYNCED {store.network.name} from trusted root "
                        f"{summary['trusted_root']}: sync-committee period {store.sync_period}, "

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from recompute.cli import cli
+from recompute.cli.flags import cli_outcome
 from recompute.cli.format import checksum
 from recompute.cli.options import Chain, chain_options
 from recompute.cli.report import anchor_lines, emit
@@ -44,7 +45,7 @@ def proof_command(chain: Chain, as_json: bool, address: str, slots: tuple[str, .
         evidence.update(block_evidence(anchored))
         account = prove_account(anchored, account_address, wanted)
     except Unverifiable as exc:
-        sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
+        sys.exit(emit(cli_outcome(exc, evidence), as_json))
 
     evidence["account"] = account.to_json()
     evidence["slots"] = [

@@ -10,6 +10,7 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
+from recompute.cli.flags import cli_outcome
 from recompute.cli.format import checksum, table, value_rows
 from recompute.cli.options import Chain, chain_options
 from recompute.cli.report import anchor_lines, emit
@@ -60,7 +61,7 @@ def read_command(chain: Chain, as_json: bool, layout_name: str, address: str, re
         evidence.update(block_evidence(anchored))
         account = _prove_rounds(anchored, contract, plan, stats)
     except Unverifiable as exc:
-        sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
+        sys.exit(emit(cli_outcome(exc, evidence), as_json))
     results = plan.results()
     evidence["layout"] = layout.name
     evidence["account"] = account.to_json()

@@ -10,6 +10,7 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout, complete_recipe
+from recompute.cli.flags import cli_outcome
 from recompute.cli.format import checksum, plain
 from recompute.cli.options import Chain, chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
@@ -115,7 +116,7 @@ def step_command(recipe_name: str, positional: tuple[str, ...], chain: Chain, as
         run = reference_step if reference else step
         outcome = run(recipe, parsed, anchored, contract, layout, expect, compare_views)
     except Unverifiable as exc:
-        sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
+        sys.exit(emit(cli_outcome(exc, evidence), as_json))
     lines = anchor_lines(anchored)
     lines.append(f"{recipe.name} on {checksum(contract)} ({_read_through(outcome, layout)}): "
                  f"{len(outcome.evidence['reads'])} slot(s) in "

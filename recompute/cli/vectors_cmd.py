@@ -12,6 +12,7 @@ from recompute.cli import cli
 from recompute.cli.beacon_options import beacon_options, light_client_anchor
 from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
+from recompute.cli.flags import cli_detail
 from recompute.cli.options import Chain, single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.errors import Unverifiable, UsageError
@@ -69,7 +70,7 @@ def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: s
             pinned = light_client_anchor(source, light_client, chain.block,
                                          current_clock()).hash
         except Unverifiable as exc:
-            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
             sys.exit(EXIT_UNVERIFIABLE)
         click.echo(f"pinned by the light client: 0x{pinned.hex()}")
     elif chain.block_hash is not None:
