@@ -108,7 +108,8 @@ def step_command(recipe_name: str, positional: tuple[str, ...], chain: Chain, as
     contract = parse_address(address, "--address")
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
-    expect = recipe.parse_expect(unique_pairs(expects, "--expect"))  # before any node is asked
+    # before any node is asked
+    expect = recipe.parse_expect(unique_pairs(expects, "--expect"), "--expect")
     evidence: dict[str, Any] = {"recipe": recipe.name}
     try:
         anchored = chain.anchor()

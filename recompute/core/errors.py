@@ -8,6 +8,19 @@ from collections.abc import Callable
 class RecomputeError(Exception):
     """Base of every error recompute raises on purpose."""
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # back whole from a Dask worker: the fields as they are, no __init__ run again (an
+        # OptionError's or an Unverifiable's takes its data, not its message)
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls: type[RecomputeError], args: tuple[object, ...],
+             state: dict[str, object]) -> RecomputeError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class UsageError(RecomputeError):
     """Bad arguments, unknown layout path, malformed file: exit 64."""
@@ -36,6 +49,14 @@ def word(template: str, options: tuple[str, ...], values: dict[str, object],
     """``template`` with each ``{option}`` spelled by ``spell`` and each other field filled
     from ``values``."""
     return template.format_map({**values, **{name: spell(name) for name in options}})
+
+
+def within(prefix: str, error: UsageError) -> UsageError:
+    """``error`` said of ``prefix`` (``prefix: error``), the options it names still data."""
+    if isinstance(error, OptionError):
+        return OptionError(literal(f"{prefix}: ") + error.template, error.options,
+                           **error.values)
+    return UsageError(f"{prefix}: {error}")
 
 
 def literal(text: str) -> str:

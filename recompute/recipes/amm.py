@@ -14,7 +14,7 @@ import rfc8785
 
 from recompute.core.abiword import encode_static
 from recompute.core.boundedjson import load_file
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
     BOOL,
@@ -185,7 +185,8 @@ LAYER = Param("layer", "uint", "layer index 0..3 (AMM §Layers)")
 
 def _layer(p: dict) -> int:
     if not 0 <= p["layer"] <= 3:
-        raise UsageError(f"--param layer={p['layer']}: a layer index is 0..3 (AMM §Layers)")
+        raise OptionError("{param} layer={layer}: a layer index is 0..3 (AMM §Layers)",
+                          ("param",), layer=p["layer"])
     return p["layer"]
 
 
@@ -441,10 +442,10 @@ class RestoreClaim(Recipe):
         else:
             records = [r for r in records if r["restores_version"] != 0]
         if len(records) != 1:
-            raise UsageError(
-                f"block {p['block']} holds {len(records)} matching CycleRecorded event(s) for "
-                f"{subject} with a restore claim; name one with --param seq=N"
-            )
+            raise OptionError(
+                "block {block} holds {count} matching CycleRecorded event(s) for {subject} with "
+                "a restore claim; name one with {param} seq=N", ("param",), block=p["block"],
+                count=len(records), subject=subject)
         record = records[0]
         if not self.has_claim(record):
             return Derivation(False, {"restores_version": 0, "seq": record["seq"]},

@@ -20,7 +20,7 @@ from pathlib import Path
 import rfc8785
 
 from recompute.core.boundedjson import load_file
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import (
     BOOL,
@@ -322,8 +322,8 @@ def _record(got: dict, base: str, fields: tuple[str, ...]) -> dict:
 
 def _from_block(p: dict, clock) -> int:
     if p["from_block"] > clock.number:
-        raise UsageError(f"--param from_block={p['from_block']} is above the pinned block "
-                         f"{clock.number}")
+        raise OptionError("{param} from_block={first} is above the pinned block {number}",
+                          ("param",), first=p["from_block"], number=clock.number)
     return p["from_block"]
 
 
@@ -417,11 +417,11 @@ class Roster(Recipe):
         record, roles = _record(got, base, LAZY_FIELDS), got[roles_path]
         formed = yield Logs(SWARM_FORMED, start, (topic,))
         if record["state"] != 0 and not formed:
-            raise UsageError(
-                f"no SwarmFormed event of {p['swarm']} from block {start} on: the swarm was "
-                f"formed earlier, so admissions before block {start} would be missed; give "
-                f"--param from_block at or before its formation"
-            )
+            raise OptionError(
+                "no SwarmFormed event of {swarm} from block {start} on: the swarm was formed "
+                "earlier, so admissions before block {start} would be missed; give {param} "
+                "from_block at or before its formation", ("param",), swarm=p["swarm"],
+                start=start)
         admitted = yield Logs(MEMBER_ACTIVATED, start, (topic,))
         accounts = sorted({"0x" + log.topics[2][12:].hex() for log in admitted})
         gen = record["rosterPhase"]
