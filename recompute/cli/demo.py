@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from recompute.cli.flags import cli_detail
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
@@ -185,7 +186,7 @@ def run_geth_part(echo: Callable[[str], None]) -> None:
             echo("VERIFIED-GOOD  a lying node  <- must never happen")
         except Unverifiable as exc:
             echo(f"UNVERIFIABLE   a node that lies about that slot ({exc.reason}): "
-                 f"{exc.detail}")
+                 f"{cli_detail(exc)}")
 
 
 def run(echo: Callable[[str], None] = print) -> int:
