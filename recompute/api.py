@@ -151,7 +151,7 @@ def typed_params(recipe: Recipe, params: Mapping[str, Any], name: str = "params"
         try:
             param.parse(texts[key])
         except UsageError as exc:
-            said = str(exc).removeprefix(f"--param {key}=")
+            said = str(exc).removeprefix(f"param {key}=")  # OptionError: the library's words
             raise ArgumentError(f"{name}[{key!r}]: {said}") from None
     try:
         return recipe.parse_params(texts)

@@ -18,7 +18,7 @@ import sys
 
 import click
 
-from recompute.cli.flags import cli_message
+from recompute.cli.flags import cli_detail, cli_message
 from recompute.core.boundedjson import reset_recursion_limit
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
 from recompute.core.verdict import EXIT_INTERNAL, EXIT_UNVERIFIABLE, EXIT_USAGE
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {cli_message(exc)}", err=True)
         code = EXIT_USAGE
     except Unverifiable as exc:
-        click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}", err=True)
+        click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}", err=True)
         code = EXIT_UNVERIFIABLE
     except RecomputeError as exc:
         click.echo(f"error: {exc}", err=True)

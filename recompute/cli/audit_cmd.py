@@ -16,10 +16,11 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import click
 
@@ -39,10 +40,20 @@ from recompute.watch.store import Store
 from recompute.watch.store_records import CheckMeta, planned_segments
 
 if TYPE_CHECKING:
+    from recompute.sources.cache import SharedSource
     from recompute.watch.cluster import ClusterTarget
+    from recompute.watch.sink import Sink
 
 
-def _metas(checks: list[Check]) -> list[dict]:
+class Pins(TypedDict):
+    """How the range's top block is pinned (the anchor options, parsed)."""
+
+    block_hash: bytes | None
+    checkpoint: bytes | None
+    quorum: int | None
+
+
+def _metas(checks: list[Check]) -> list[dict[str, Any]]:
     return [CheckMeta(c.name, c.healthy, c.since).to_json() for c in checks]
 
 
@@ -53,11 +64,13 @@ def _config_text(path: str) -> str:
         raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
 
 
-def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sources,
-                  first: int | None, last: int | None, pins: dict, confirmations: int,
+def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
+                  sources: Sequence[SharedSource], first: int | None, last: int | None,
+                  pins: Pins, confirmations: int,
                   processes: int | None, cluster: ClusterTarget | None,
                   store_path: str | None,
-                  resume: bool, segment_blocks: int, threads: int, sink, stop,
+                  resume: bool, segment_blocks: int, threads: int, sink: Sink,
+                  stop: threading.Event,
                   files: ReportFiles | None = None,
                   recipe_paths: tuple[str, ...] = (), reference: bool = False) -> int:
     """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
@@ -77,6 +90,8 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
         if resume:
             first, last, top = _resume_range(store, text, config_path, first, last, pins,
                                              sources)
+        elif last is None:  # (the watch sends a follow mode without --resume elsewhere)
+            raise UsageError("a range audit is --from N --to M")
         else:
             top = _start_range(store, checks, text, sources, first, last, pins, confirmations,
                                segment_blocks)
@@ -111,13 +126,14 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str], sou
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _anchor(sources, number: int, pins: dict) -> AnchoredBlock:
+def _anchor(sources: Sequence[SharedSource], number: int, pins: Pins) -> AnchoredBlock:
     return anchor_block(sources, block=number, block_hash=pins.get("block_hash"),
                         quorum=pins.get("quorum"), checkpoint=pins.get("checkpoint"))
 
 
-def _start_range(store: Store, checks, text, sources, first, last, pins, confirmations,
-                 segment_blocks) -> AnchoredBlock:
+def _start_range(store: Store, checks: list[Check], text: str, sources: Sequence[SharedSource],
+                 first: int | None, last: int, pins: Pins, confirmations: int,
+                 segment_blocks: int) -> AnchoredBlock:
     try:
         head = sources[0].block_number()
     except Unverifiable:
@@ -130,7 +146,9 @@ def _start_range(store: Store, checks, text, sources, first, last, pins, confirm
     return top
 
 
-def _resume_range(store: Store, text, config_path, first, last, pins, sources):
+def _resume_range(store: Store, text: str, config_path: str, first: int | None,
+                  last: int | None, pins: Pins,
+                  sources: Sequence[SharedSource]) -> tuple[int, int, AnchoredBlock]:
     params = store.params()
     where = f"--resume --store {store.path}"
     if params.get("mode") != "range":
@@ -145,12 +163,13 @@ def _resume_range(store: Store, text, config_path, first, last, pins, sources):
             raise UsageError(f"{where}: {option} {given} is not the audit's {stored}")
     store.check_segments()  # before a node is asked
     pinned = params["pinned_hash"]
-    given = pins.get("block_hash")
-    if given is not None and "0x" + given.hex() != pinned:
-        raise UsageError(f"{where}: --block-hash 0x{given.hex()} is not the pin the audit "
+    pin = pins["block_hash"]
+    if pin is not None and "0x" + pin.hex() != pinned:
+        raise UsageError(f"{where}: --block-hash 0x{pin.hex()} is not the pin the audit "
                          f"was started with: it was pinned to {pinned}")
     if not any(pins.get(k) is not None for k in ("block_hash", "checkpoint", "quorum")):
-        pins = {"block_hash": bytes.fromhex(pinned[2:])}  # the pin the audit started with
+        # the pin the audit started with
+        pins = {"block_hash": bytes.fromhex(pinned[2:]), "checkpoint": None, "quorum": None}
     top = _anchor(sources, params["last"], pins)
     if "0x" + top.hash.hex() != pinned:
         raise UsageError(f"{where}: the anchor gives block {params['last']} 0x{top.hash.hex()}, "
@@ -215,7 +234,8 @@ def report_command(store_path: str, as_json: bool, html_path: str | None,
     sys.exit(report["exit_code"])
 
 
-def stored_report(store: Store, files: ReportFiles) -> tuple[dict, list[str], list[str]]:
+def stored_report(store: Store,
+                  files: ReportFiles) -> tuple[dict[str, Any], list[str], list[str]]:
     """The summary of a stored audit (JSON and rows) and, when asked, its report files (the
     notes saying where they are). The store is read in one snapshot."""
     try:
@@ -247,7 +267,7 @@ _NO_RETRACTION = {
 }
 
 
-def _anchor_facts(params: dict) -> dict:
+def _anchor_facts(params: dict[str, Any]) -> dict[str, Any]:
     anchor = params.get("anchor")
     if isinstance(anchor, dict):
         return anchor
@@ -256,7 +276,7 @@ def _anchor_facts(params: dict) -> dict:
 
 
 def _report(store: Store, files: ReportFiles | None = None
-            ) -> tuple[dict, list[str], Summary]:
+            ) -> tuple[dict[str, Any], list[str], Summary]:
     """The summary of a stored audit, read one segment (or block) at a time: memory does not
     grow with the range, and a range far larger than the store's rows is only counted. The
     store's values are checked as they are read (recompute.watch.store_records)."""
@@ -268,7 +288,8 @@ def _report(store: Store, files: ReportFiles | None = None
     each = files.add if files is not None else None
     if files is not None:
         files.start((c.name, c.healthy) for c in checks)
-    out: dict = {"store": str(store.path), "mode": mode, "config_hash": params["config_hash"]}
+    out: dict[str, Any] = {"store": str(store.path), "mode": mode,
+                           "config_hash": params["config_hash"]}
     head: list[str] = []
     if mode == "range":
         planned, evaluated = planned_segments(params), store.segment_count()
@@ -311,7 +332,7 @@ def _report(store: Store, files: ReportFiles | None = None
     return out, [*head, *summary.table()], summary
 
 
-def _summary_of(checks: list[CheckMeta], lines: Iterable[dict],
+def _summary_of(checks: list[CheckMeta], lines: Iterable[dict[str, Any]],
                 each: Callable[[list[Line]], None] | None = None) -> Summary:
     """Stored lines (checked, in block order) summed block by block, as they come; ``each`` is
     handed every block's lines (the report files)."""

@@ -6,7 +6,7 @@ block by block, each file written beside its final name and renamed into place o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
@@ -18,6 +18,7 @@ from recompute.watch.audit_csv import AuditCsv
 from recompute.watch.audit_page import AuditFacts, AuditPage
 from recompute.watch.auditor import Summary
 from recompute.watch.evaluate import Line
+from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
 
 html_option = click.option("--html", "html_path", metavar="FILE",
@@ -70,15 +71,16 @@ class ReportFiles:
     def finish(self, facts: AuditFacts, summary: Summary) -> list[str]:
         """Write the files; the notes saying where."""
         notes = []
-        if self._csv_out is not None and self.csv is not None:
+        csv, html = self.csv, self.html
+        if self._csv_out is not None and csv is not None:
             self._csv_out.close()
             self._csv_out = None
-            _settle("--csv", self.csv, lambda: os.replace(_partial(self.csv), self.csv))
-            notes.append(f"report: {self.csv} (CSV, one row per line)")
-        if self.page is not None and self.html is not None:
+            _settle("--csv", csv, lambda: os.replace(_partial(csv), csv))
+            notes.append(f"report: {csv} (CSV, one row per line)")
+        if self.page is not None and html is not None:
             text = self.page.render(facts, summary)
-            _settle("--html", self.html, lambda: _write(self.html, text))
-            notes.append(f"report: {self.html} (HTML)")
+            _settle("--html", html, lambda: _write(html, text))
+            notes.append(f"report: {html} (HTML)")
         return notes
 
     def discard(self) -> None:
@@ -89,7 +91,7 @@ class ReportFiles:
             self._csv_out = None
 
 
-def _settle(option: str, path, write) -> None:
+def _settle(option: str, path: str | Path, write: Callable[[], object]) -> None:
     try:
         write()
     except OSError as exc:
@@ -109,8 +111,8 @@ def _write(path: Path, text: str) -> None:
 class ReportingSink(Sink):
     """A one-process range audit's sink that also hands each block's lines to the reports."""
 
-    def __init__(self, *args, files: ReportFiles, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, metrics: Metrics, *, files: ReportFiles) -> None:
+        super().__init__(metrics)
         self.files = files
 
     def evaluated(self, lines: list[Line]) -> None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from recompute.lightclient import LightClientStore, Network
 
 _META = "recompute.light_client"
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 DEFAULT_TIMEOUT = 30.0  # seconds for one answer, node or beacon, unless --rpc-timeout says
@@ -53,12 +56,12 @@ def parse_timeout(value: float | None, default: float = DEFAULT_TIMEOUT) -> floa
     return value
 
 
-def _keep(ctx: click.Context, param: click.Parameter, value):
+def _keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
     ctx.meta.setdefault(_META, {})[param.name] = value
     return value
 
 
-def beacon_options(command):
+def beacon_options(command: F) -> F:
     """--beacon, --trusted-root, --network, --lc-store (kept in the click context)."""
     decorators = [
         click.option("--beacon", metavar="URL", expose_value=False, callback=_keep,

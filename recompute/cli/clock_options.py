@@ -8,6 +8,9 @@ given.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
 import click
 
 from recompute.core.clock import (
@@ -21,16 +24,23 @@ from recompute.core.clock import (
 
 _META = "recompute.clock"
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def _keep(ctx: click.Context, param: click.Parameter, value):
+
+def _keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
     ctx.meta.setdefault(_META, {})[param.name] = value
     return value
 
 
-def clock_options(command=None, *, follow: bool = False):
+@overload
+def clock_options(command: F, *, follow: bool = False) -> F: ...
+@overload
+def clock_options(command: None = None, *, follow: bool = False) -> Callable[[F], F]: ...
+def clock_options(command: F | None = None, *,
+                  follow: bool = False) -> F | Callable[[F], F]:
     """--at, --max-anchor-age, --max-head-age, --accept-old-checkpoint (and, for follow mode,
     --max-clock-drift), kept in the click context."""
-    def apply(command):
+    def apply(command: F) -> F:
         decorators = [
             click.option("--at", "clock_at", metavar="TIME", expose_value=False, callback=_keep,
                          help="Judge as of TIME (Unix seconds or ISO 8601 with zone) instead "

@@ -7,10 +7,12 @@ user recipe folder just completes nothing.
 
 from __future__ import annotations
 
+import click
 from click.shell_completion import CompletionItem
 
 
-def complete_recipe(ctx, param, incomplete: str) -> list[CompletionItem]:
+def complete_recipe(ctx: click.Context, param: click.Parameter,
+                    incomplete: str) -> list[CompletionItem]:
     from recompute.recipes.framework import load_recipes
 
     try:
@@ -21,7 +23,8 @@ def complete_recipe(ctx, param, incomplete: str) -> list[CompletionItem]:
             if name.startswith(incomplete)]
 
 
-def complete_layout(ctx, param, incomplete: str) -> list[CompletionItem]:
+def complete_layout(ctx: click.Context, param: click.Parameter,
+                    incomplete: str) -> list[CompletionItem]:
     from recompute.layout import bundled_layouts
 
     if "/" in incomplete or incomplete.startswith("."):

@@ -13,8 +13,10 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from recompute.core.anchor import anchor_block
+from recompute.cli.flags import cli_detail
+from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
@@ -33,7 +35,7 @@ from recompute.sources.live import LiveSource
 GETH_CONTRACT = bytes.fromhex("7dcd17433742f4c0ca53122ab541d0ba67fc27df")
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = str(value)
     if text.startswith("0x") and len(text) > 18:
         return text[:10] + "…" + text[-4:]
@@ -41,18 +43,19 @@ def _short(value) -> str:
 
 
 class Demo:
-    def __init__(self, manifest: dict, echo: Callable[[str], None]):
+    def __init__(self, manifest: dict[str, Any], echo: Callable[[str], None]) -> None:
         self.manifest = manifest
         self.echo = echo
         self.source = LiveSource(manifest["rpc"])
         self.recipes = load_recipes()
         self.findings = 0
 
-    def block(self, moment: str):
+    def block(self, moment: str) -> AnchoredBlock:
         pinned = bytes.fromhex(self.manifest["moments"][moment]["hash"][2:])
         return anchor_block([self.source], block_hash=pinned)
 
-    def read(self, moment: str, contract: str, layout: str, paths: list[str], title: str):
+    def read(self, moment: str, contract: str, layout: str, paths: list[str],
+             title: str) -> None:
         block = self.block(moment)
         address = bytes.fromhex(self.manifest["contracts"][contract][2:])
         results = read_all(load_layout(layout), paths,
@@ -62,8 +65,8 @@ class Demo:
                            for r in results)
         self.echo(f"PROVEN         {title} @ {moment} (block {block.number}): {values}")
 
-    def step(self, moment: str, recipe: str, contract: str, params: dict, title: str,
-             layout: str | None = None):
+    def step(self, moment: str, recipe: str, contract: str, params: dict[str, object],
+             title: str, layout: str | None = None) -> None:
         if recipe not in self.recipes:
             return
         block = self.block(moment)
@@ -84,11 +87,11 @@ class Demo:
                           f"{_short(finding.get('storage_says'))}")
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     return "0x" + value.hex() if isinstance(value, bytes) else value
 
 
-def run_devnet_part(manifest: dict, echo: Callable[[str], None]) -> int:
+def run_devnet_part(manifest: dict[str, Any], echo: Callable[[str], None]) -> int:
     demo = Demo(manifest, echo)
     amm = manifest["amm"]["subjects"]
     example, pulser = amm["example"]["address"], amm["pulser"]["address"]
@@ -117,7 +120,7 @@ def run_devnet_part(manifest: dict, echo: Callable[[str], None]) -> int:
     return demo.findings
 
 
-def _meter_steps(demo: Demo, manifest: dict) -> None:
+def _meter_steps(demo: Demo, manifest: dict[str, Any]) -> None:
     tree = manifest["meters"]["aggregate_lying"]["trees"]["tree-1"]
     over = manifest["moments"]["meter.over-cap"]
     demo.step("meter.over-cap", "8312/aggregate-budget", "LyingAggregateBudgetMeter",
@@ -127,28 +130,28 @@ def _meter_steps(demo: Demo, manifest: dict) -> None:
               "Σ Drawn of the lying meter's root vs its cap", layout="meter-aggregate-budget-lying")
 
 
-def _swarm_steps(demo: Demo, manifest: dict) -> None:
+def _swarm_steps(demo: Demo, manifest: dict[str, Any]) -> None:
     lying = manifest["swarm"]["swarms"]["lying"]
     demo.step("swarm.roster-lies", "sai/roster", "LyingSwarmRegistry",
               {"swarm": lying["id"], "from_block": lying["formed_block"]},
               "roster of the lying registry's swarm", layout="swarm-registry-lying")
 
 
-def run_light_client_part(manifest: dict, echo: Callable[[str], None]) -> None:
+def run_light_client_part(manifest: dict[str, Any], echo: Callable[[str], None]) -> None:
     """A block pinned by the light client (the devnet's beacon side), then proven."""
     beacon = manifest["beacon"]
     root = bytes.fromhex(beacon["trusted_root"][2:])
     # the devnet's history is recorded (its blocks are dated from its genesis timestamp, not
     # today): it is judged as of its own head's time, as `--at` does on the command line
     source = LiveSource(manifest["rpc"])
-    clock = Clock(at=int(source.block_by_number("latest")["timestamp"], 16))
+    clock = Clock(at=Header.from_rpc(source.block_by_number("latest")).timestamp)
     with BeaconClient(beacon["url"]) as client:
         store = sync_light_client(client, DEVNET, root,
                                   current_slot=DEVNET.slot_at_time(clock.now()))
     block = by_light_client(source, store, root, clock=clock)
     contract = manifest["contracts"]["AgentMeditationRegistry"]
     account = prove_account(block, bytes.fromhex(contract[2:]), [0])
-    signers, size = store.last_participation
+    signers, size = store.last_participation or (None, None)
     echo(f"VERIFIED-GOOD  block {block.number} pinned by the light client (trusted root "
          f"{_short(beacon['trusted_root'])}, finalized beacon slot "
          f"{store.finalized_header.slot}, {signers}/{size} of the sync committee signed): "
@@ -171,7 +174,8 @@ def run_geth_part(echo: Callable[[str], None]) -> None:
              f"slot 0 = {account.storage[0]:#x}")
 
         class Liar(LiveSource):
-            def get_proof(self, address, slots, block_hash):
+            def get_proof(self, address: bytes, slots: list[int],
+                          block_hash: bytes) -> dict[str, Any]:
                 answer = super().get_proof(address, slots, block_hash)
                 answer["storageProof"][0]["value"] = "0x39"
                 return answer
@@ -182,7 +186,7 @@ def run_geth_part(echo: Callable[[str], None]) -> None:
             echo("VERIFIED-GOOD  a lying node  <- must never happen")
         except Unverifiable as exc:
             echo(f"UNVERIFIABLE   a node that lies about that slot ({exc.reason}): "
-                 f"{exc.detail}")
+                 f"{cli_detail(exc)}")
 
 
 def run(echo: Callable[[str], None] = print) -> int:

@@ -10,6 +10,6 @@ from recompute.cli import cli, demo
 
 
 @cli.command("demo")
-def demo_command():
+def demo_command() -> None:
     """Bring the devnet up, prove and re-derive at named moments, show lying views; stop."""
     sys.exit(demo.run(click.echo))

@@ -6,6 +6,7 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -21,11 +22,11 @@ from recompute.devnet.lifecycle import (
 
 
 @cli.group("devnet")
-def devnet_group():
+def devnet_group() -> None:
     """Start or stop the devnet: anvil with the reference registries and a scripted history."""
 
 
-def _summary(manifest: dict) -> list[str]:
+def _summary(manifest: dict[str, Any]) -> list[str]:
     lines = [f"rpc {manifest['rpc']} (chain {manifest['chain_id']})"]
     beacon = manifest.get("beacon")
     if beacon:
@@ -65,7 +66,7 @@ def _summary(manifest: dict) -> list[str]:
 NEXT_MOMENT = "amm.overdue"  # a moment whose verdict is BAD: the first thing worth seeing
 
 
-def _next_commands(manifest: dict) -> list[str]:
+def _next_commands(manifest: dict[str, Any]) -> list[str]:
     """Commands to try next, filled in with this devnet's URLs, addresses and moments."""
     rpc = manifest["rpc"]
     registry = manifest["contracts"].get("AgentMeditationRegistry")
@@ -107,7 +108,8 @@ def _next_commands(manifest: dict) -> list[str]:
               metavar="S", help="--live: seconds between blocks (and a beacon slot).")
 @click.option("--reorg-every", type=click.IntRange(4, None), metavar="K",
               help="--live: a reorg of depth 1 to 3 every K blocks.")
-def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
+def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, live: bool,
+              block_time: int, reorg_every: int | None) -> None:
     """Start anvil, deploy every reference contract, drive the scripted history."""
     if not live and (reorg_every is not None or block_time != 2):
         raise click.UsageError("--block-time and --reorg-every go with --live")
@@ -142,7 +144,7 @@ def devnet_up(port, state_dir, fresh, as_json, live, block_time, reorg_every):
 @devnet_group.command("down")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
               default=DEFAULT_STATE_DIR, show_default=True)
-def devnet_down(state_dir):
+def devnet_down(state_dir: Path) -> None:
     """Stop the devnet (its state stays in the state dir; `up` resumes it)."""
     if down(state_dir):
         click.echo(f"stopped the devnet of {state_dir}")

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from recompute.core.errors import OptionError
+from recompute.core.errors import OptionError, Unverifiable
+from recompute.core.outcome import Outcome
 
 # option (as the core names it) -> the flag that gives it (docs/connection.md)
 FLAGS = {
@@ -22,3 +23,14 @@ def flag(option: str) -> str:
 def cli_message(error: Exception) -> str:
     """``error``'s one line as the command line says it: an OptionError's options as flags."""
     return error.worded(flag) if isinstance(error, OptionError) else str(error)
+
+
+def cli_detail(error: Unverifiable) -> str:
+    """An UNVERIFIABLE's detail as the command line says it: the options it names as flags."""
+    return error.worded(flag)
+
+
+def cli_outcome(error: Unverifiable, evidence: dict[str, object] | None = None) -> Outcome:
+    """:meth:`Outcome.unverifiable`, its detail worded by the command line."""
+    outcome = Outcome.unverifiable(error, evidence)
+    return Outcome(outcome.verdict, outcome.reason, outcome.evidence, cli_detail(error))

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from recompute.core.keccak import keccak256
+from recompute.layout.types import DynamicArrayType, StaticArrayType, StructType
+
+if TYPE_CHECKING:
+    from recompute.layout.descriptor import Layout
+    from recompute.layout.types import TypeInfo
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}\Z")
 
@@ -40,7 +47,7 @@ def plain(value: object) -> str:
     return json.dumps(value, default=str)
 
 
-def _leaf(t, value: object, layout) -> str:
+def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
     kind = t.kind
     if kind == "udvt":
         under = layout.underlying(t)
@@ -56,17 +63,18 @@ def _leaf(t, value: object, layout) -> str:
     return str(value)  # numbers (already decimal text), 0x-hex bytes
 
 
-def value_rows(layout, t, path: str, value: object) -> list[tuple[str, str, str]]:
+def value_rows(layout: Layout, t: TypeInfo, path: str,
+               value: object) -> list[tuple[str, str, str]]:
     """(path, type, value) rows for the JSON form of a decoded value of type ``t``: a struct
     is expanded into one row per member, an array into one row per element."""
-    if t.kind == "struct" and isinstance(value, dict):
-        rows = []
+    if isinstance(t, StructType) and isinstance(value, dict):
+        rows: list[tuple[str, str, str]] = []
         for member in t.members:
             if member.label in value:
                 rows += value_rows(layout, layout.type(member.type_id), f"{path}.{member.label}",
                                    value[member.label])
         return rows
-    if t.kind in ("static_array", "dynamic_array") and isinstance(value, list):
+    if isinstance(t, StaticArrayType | DynamicArrayType) and isinstance(value, list):
         base = layout.type(t.base)
         rows = []
         for i, element in enumerate(value):
@@ -77,7 +85,7 @@ def value_rows(layout, t, path: str, value: object) -> list[tuple[str, str, str]
     return [(path, t.label, _leaf(t, value, layout))]
 
 
-def table(rows: list[tuple[str, ...]], headers: tuple[str, ...] | None = None,
+def table(rows: Sequence[tuple[object, ...]], headers: tuple[str, ...] | None = None,
           indent: str = "") -> list[str]:
     """Left-aligned columns, two spaces apart; the last column is never padded."""
     every = ([headers] if headers else []) + [tuple(map(str, r)) for r in rows]

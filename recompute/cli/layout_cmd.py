@@ -14,15 +14,23 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
 from recompute.core.errors import UsageError
-from recompute.layout import import_layout, load_layout, resolve, verified_source
+from recompute.layout import Layout, import_layout, load_layout, resolve, verified_source
 from recompute.layout.resolve import hex32, show
-from recompute.layout.types import BytesType, DynamicArrayType
+from recompute.layout.types import (
+    BytesType,
+    DynamicArrayType,
+    MappingType,
+    StaticArrayType,
+    StructType,
+    TypeInfo,
+)
 
 
 @cli.group("layout")
@@ -64,20 +72,21 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
 
 
 def _import_verified(path: Path, kind: str, contract: str | None, compiler: str | None,
-                     solc: str | None):
+                     solc: str | None) -> Layout:
     if kind == "sourcify":
         source = verified_source.load_sourcify(path)
-        if contract is not None and contract not in (":".join(source.target),
-                                                     source.target[1]):
-            raise UsageError(f"{path}: the verified contract is {':'.join(source.target)}, not "
-                             f"{contract}")
     else:
         source = verified_source.load_etherscan(path, contract)
+    if source.target is None:  # both loaders name one; compile_storage_layout's own check
+        raise UsageError(f"{source.origin}: no contract to compile was named")
+    target = ":".join(source.target)
+    if kind == "sourcify" and contract is not None and contract not in (target,
+                                                                        source.target[1]):
+        raise UsageError(f"{path}: the verified contract is {target}, not {contract}")
     if compiler is not None and compiler.removeprefix("v") not in (source.version,
                                                                    source.compiler):
         raise UsageError(f"{path}: the source names compiler {source.compiler}, not {compiler}")
     storage_layout, ran = verified_source.compile_storage_layout(source, solc)
-    target = ":".join(source.target)
     provenance = {"kind": kind, "compiler": ran, "settings_sha256": source.settings_sha256(),
                   "target": target}
     return import_layout(storage_layout, contract=target, compiler=ran, origin=str(path),
@@ -92,11 +101,11 @@ def _import_verified(path: Path, kind: str, contract: str | None, compiler: str 
 def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
     """Every state variable with its slot, byte offset, size and type."""
     layout = load_layout(layout_name)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for v in layout.variables:
         t = layout.type(v.type_id)
-        row = {"name": v.label, "slot": str(v.slot), "offset": v.offset, "size": t.size,
-               "type": t.label, "typeId": t.id}
+        row: dict[str, Any] = {"name": v.label, "slot": str(v.slot), "offset": v.offset,
+                               "size": t.size, "type": t.label, "typeId": t.id}
         if depth:
             row["members"] = _members(layout, t, v.slot, depth)
         rows.append(row)
@@ -105,9 +114,9 @@ def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
                                "variables": rows}, indent=2))
         return
     click.echo(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
-    flat = []
+    flat: list[tuple[str, str, str, str, str]] = []
 
-    def add(row: dict, level: int) -> None:
+    def add(row: dict[str, Any], level: int) -> None:
         slot = row["slot"] if row["slot"].startswith("+") else show(int(row["slot"]))
         name = row["name"] if not level or row["name"].startswith("[") else "." + row["name"]
         flat.append((slot, str(row["offset"]), str(row["size"]), "  " * level + name,
@@ -124,23 +133,24 @@ def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
         click.echo(f"{slot:>{width}}  {offset:>6}  {size:>4}  {name:<{name_width}}  {type_label}")
 
 
-def _members(layout, t, base_slot: int | None, depth: int, prefix: str = "") -> list[dict]:
+def _members(layout: Layout, t: TypeInfo, base_slot: int | None, depth: int,
+             prefix: str = "") -> list[dict[str, Any]]:
     """A struct's members (recursively to ``depth``), each at its absolute slot; through a
     mapping's value (``[key]``) or an array's element (``[i]``) the slots are relative to the
     entry's own slot (``+N``), which depends on the key or index (``layout slot`` derives it)."""
     if depth < 1:
         return []
-    if t.kind == "mapping":
+    if isinstance(t, MappingType):
         return _members(layout, layout.type(t.value), None, depth, prefix + "[key]")
-    if t.kind in ("static_array", "dynamic_array"):
+    if isinstance(t, StaticArrayType | DynamicArrayType):
         return _members(layout, layout.type(t.base), None, depth, prefix + "[i]")
-    if t.kind != "struct":
+    if not isinstance(t, StructType):
         return []
     out = []
     for m in t.members:
         mt = layout.type(m.type_id)
         slot = str((base_slot + m.slot) % (1 << 256)) if base_slot is not None else f"+{m.slot}"
-        row = {"name": prefix + "." + m.label if prefix else m.label, "slot": slot,
+        row: dict[str, Any] = {"name": prefix + "." + m.label if prefix else m.label, "slot": slot,
                "offset": m.offset, "size": mt.size, "type": mt.label, "typeId": mt.id}
         if depth > 1:
             inner = _members(layout, mt, (base_slot + m.slot) % (1 << 256)

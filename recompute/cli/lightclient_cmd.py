@@ -14,17 +14,18 @@ import click
 from recompute.cli import cli
 from recompute.cli.beacon_options import LightClientSession, beacon_options, light_client_request
 from recompute.cli.clock_options import clock_options, current_clock
+from recompute.cli.flags import cli_detail
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_GOOD, EXIT_UNVERIFIABLE
 from recompute.lightclient import ExecutionHeader
 
 
 @cli.group("lightclient")
-def lightclient_group():
+def lightclient_group() -> None:
     """The consensus light client behind the light-client anchor (--beacon)."""
 
 
-def _header_json(header: ExecutionHeader) -> dict:
+def _header_json(header: ExecutionHeader) -> dict[str, object]:
     return {
         "block_number": header.block_number,
         "block_hash": "0x" + header.block_hash.hex(),
@@ -44,7 +45,7 @@ def _header_json(header: ExecutionHeader) -> dict:
 @click.option("--rpc-timeout", type=float, metavar="SECONDS",
               help="How long to wait for one answer of the beacon node (default 30).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def sync_command(rpc_timeout, as_json):
+def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     """Sync from --trusted-root and print the authenticated execution headers.
 
     SYNCED (exit 0) only when the finalized header is within --max-anchor-age of the clock
@@ -63,10 +64,10 @@ def sync_command(rpc_timeout, as_json):
         finalized, optimistic = store.finalized_execution(), store.optimistic_execution()
     except Unverifiable as exc:
         if as_json:
-            click.echo(json.dumps({"synced": False, "reason": exc.reason, "detail": exc.detail},
-                                  indent=2))
+            click.echo(json.dumps({"synced": False, "reason": exc.reason,
+                                   "detail": cli_detail(exc)}, indent=2))
         else:
-            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
         sys.exit(EXIT_UNVERIFIABLE)
     finally:
         session.close()
@@ -89,12 +90,12 @@ def sync_command(rpc_timeout, as_json):
         "optimistic": {**_header_json(optimistic), "age_s": clock.age(optimistic.timestamp)},
     }
     if stale is not None:
-        summary.update(reason=stale.reason, detail=stale.detail)
+        summary.update(reason=stale.reason, detail=cli_detail(stale))
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         if stale is not None:
-            click.echo(f"NOT SYNCED ({stale.reason}): {stale.detail}")
+            click.echo(f"NOT SYNCED ({stale.reason}): {cli_detail(stale)}")
         else:
             click.echo(f"SYNCED {store.network.name} from trusted root "
                        f"{summary['trusted_root']}: sync-committee period {store.sync_period}, "

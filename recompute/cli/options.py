@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -31,6 +33,8 @@ from recompute.sources.live import LiveSource
 
 ENV_RPC = "ETH_RPC_URL"
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 @dataclass(frozen=True)
 class Chain:
@@ -44,7 +48,7 @@ class Chain:
     rpc_timeout: float | None = None
     light_client_options: LightClientOptions = LightClientOptions()  # --beacon and its kin
 
-    def with_(self, **changes) -> Chain:
+    def with_(self, **changes: Any) -> Chain:
         return replace(self, **changes)
 
     def urls(self) -> tuple[str, ...]:
@@ -76,7 +80,7 @@ class Chain:
         return anchored_block(self)
 
 
-def _rpc_options(multiple_help: str) -> list:
+def _rpc_options(multiple_help: str) -> list[Callable[[F], F]]:
     return [
         click.option("-r", "--rpc-url", "--rpc", "rpcs", multiple=True, metavar="URL",
                      help=f"JSON-RPC endpoint{multiple_help} (default: ${ENV_RPC})."),
@@ -85,7 +89,7 @@ def _rpc_options(multiple_help: str) -> list:
     ]
 
 
-def _anchor_options() -> list:
+def _anchor_options() -> list[Callable[[F], F]]:
     return [
         click.option("--block-hash", metavar="H", help="Pin the block by your own trusted hash."),
         click.option("--quorum", type=int, metavar="K",
@@ -95,26 +99,27 @@ def _anchor_options() -> list:
     ]
 
 
-def _bundle(command, decorators, names: tuple[str, ...]):
+def _bundle(command: F, decorators: Sequence[Callable[[F], F]], names: tuple[str, ...]) -> F:
     """Apply ``decorators`` and hand the command one ``chain`` (a :class:`Chain`) instead of
     the separate values, so every command reads the options the same way."""
     callback = command
 
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names},
                                 light_client_options=given_light_client_options())
         return callback(*args, **kwargs)
 
     functools.update_wrapper(wrapped, callback)
     # the options already applied below this decorator stay with the command
-    wrapped.__click_params__ = list(getattr(callback, "__click_params__", []))
-    del wrapped.__wrapped__
+    wrapped.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))
+    del wrapped.__dict__["__wrapped__"]
+    bundled = cast(F, wrapped)
     for decorator in reversed(decorators):
-        wrapped = decorator(wrapped)
-    return wrapped
+        bundled = decorator(bundled)
+    return bundled
 
 
-def chain_options(command):
+def chain_options(command: F) -> F:
     """-r/--rpc-url (repeatable), --rpc-timeout, -b/--block, --block-hash, --quorum,
     --checkpoint, --json, and the light-client anchor's --beacon, --trusted-root, --network,
     --lc-store. The command receives ``chain`` (a :class:`Chain`, the light-client options
@@ -131,7 +136,7 @@ def chain_options(command):
     return clock_options(beacon_options(_bundle(command, decorators, names)))
 
 
-def connection_options(command):
+def connection_options(command: F) -> F:
     """-r/--rpc-url (repeatable), --rpc-timeout, --block-hash, --quorum, --checkpoint: for
     commands that name their blocks their own way (``watch --from/--to``)."""
     names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint")
@@ -139,7 +144,7 @@ def connection_options(command):
                                            *_anchor_options()], names), follow=True)
 
 
-def single_rpc_options(command):
+def single_rpc_options(command: F) -> F:
     """-r/--rpc-url (one), --rpc-timeout, -b/--block, --block-hash: ``vectors capture``."""
     decorators = [
         click.option("-r", "--rpc-url", "--rpc", "rpcs", multiple=True, metavar="URL",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from recompute.cli import cli
+from recompute.cli.flags import cli_outcome
 from recompute.cli.format import checksum
-from recompute.cli.options import chain_options
+from recompute.cli.options import Chain, chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_uint256
@@ -30,19 +32,20 @@ def _parse_expect(text: str) -> tuple[int, int]:
 @click.option("--slot", "slots", multiple=True, metavar="S", help="Storage slot (repeatable).")
 @click.option("--expect", "expects", multiple=True, metavar="S=V",
               help="Expected value of a slot; the verdict is BAD when the proven value differs.")
-def proof_command(chain, as_json, address, slots, expects):
+def proof_command(chain: Chain, as_json: bool, address: str, slots: tuple[str, ...],
+                  expects: tuple[str, ...]) -> None:
     """Prove an account and storage slots against a pinned header (EIP-1186)."""
     account_address = parse_address(address, "--address")
     wanted = [parse_uint256(s, "--slot") for s in slots]
     expected = dict(_parse_expect(e) for e in expects)
     wanted += [s for s in expected if s not in wanted]
-    evidence: dict = {}
+    evidence: dict[str, Any] = {}
     try:
         anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         account = prove_account(anchored, account_address, wanted)
     except Unverifiable as exc:
-        sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
+        sys.exit(emit(cli_outcome(exc, evidence), as_json))
 
     evidence["account"] = account.to_json()
     evidence["slots"] = [

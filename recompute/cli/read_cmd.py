@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
+from recompute.cli.flags import cli_outcome
 from recompute.cli.format import checksum, table, value_rows
-from recompute.cli.options import chain_options
+from recompute.cli.options import Chain, chain_options
 from recompute.cli.report import anchor_lines, emit
+from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
 from recompute.core.outcome import Outcome, block_evidence
-from recompute.core.prover import ProofStats, prove_account
+from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.verdict import Verdict
-from recompute.layout import load_layout
-from recompute.layout.reader import ReadPlan
+from recompute.layout import Layout, load_layout
+from recompute.layout.reader import ReadPlan, ReadResult
 from recompute.layout.resolve import hex32
 
 DEFAULT_MAX_ELEMENTS = 32
@@ -34,7 +38,8 @@ DEFAULT_MAX_ELEMENTS = 32
               help="Read at most the first N elements of each whole dynamic array "
                    "(default with --all: 32).")
 @click.argument("paths", nargs=-1)
-def read_command(chain, as_json, layout_name, address, read_every, max_elements, paths):
+def read_command(chain: Chain, as_json: bool, layout_name: str, address: str, read_every: bool,
+                 max_elements: int | None, paths: tuple[str, ...]) -> None:
     """Prove and decode storage variables by path, e.g. 'checkpoints[0xab..][2]'."""
     contract = parse_address(address, "--address")
     layout = load_layout(layout_name)
@@ -49,14 +54,14 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
         raise UsageError("give a PATH to read (e.g. 'owner', 'heads[0xab..].status') or --all")
     # every path parsed and resolved before any RPC
     plan = ReadPlan(layout, paths, max_elements=max_elements)
-    evidence: dict = {}
+    evidence: dict[str, Any] = {}
     stats = ProofStats()
     try:
         anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         account = _prove_rounds(anchored, contract, plan, stats)
     except Unverifiable as exc:
-        sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
+        sys.exit(emit(cli_outcome(exc, evidence), as_json))
     results = plan.results()
     evidence["layout"] = layout.name
     evidence["account"] = account.to_json()
@@ -78,7 +83,7 @@ def read_command(chain, as_json, layout_name, address, read_every, max_elements,
     sys.exit(emit(Outcome(Verdict.GOOD, "ok", evidence), as_json, lines))
 
 
-def _every_variable(layout, paths: tuple) -> tuple[tuple, list[str]]:
+def _every_variable(layout: Layout, paths: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
     """--all: the given paths plus every variable that is not a mapping; the mappings (they need
     a key) are returned apart, to be listed only."""
     mappings: list[str] = []
@@ -90,7 +95,8 @@ def _every_variable(layout, paths: tuple) -> tuple[tuple, list[str]]:
     return paths, mappings
 
 
-def _prove_rounds(anchored, contract, plan: ReadPlan, stats: ProofStats):
+def _prove_rounds(anchored: AnchoredBlock, contract: bytes, plan: ReadPlan,
+                  stats: ProofStats) -> ProvenAccount:
     """Prove the plan's slots round by round (a dynamic array's length before its elements);
     the account proven last."""
     account = None
@@ -102,9 +108,9 @@ def _prove_rounds(anchored, contract, plan: ReadPlan, stats: ProofStats):
     return account
 
 
-def _value_rows(layout, results) -> list:
+def _value_rows(layout: Layout, results: Sequence[ReadResult]) -> list[tuple[str, str, str]]:
     """The (path, type, value) rows of the table, a struct or array one row per member."""
-    rows: list = []
+    rows: list[tuple[str, str, str]] = []
     for result in results:
         shown = result.to_json()["value"]
         if result.location.length_of is not None:  # `.length`: a plain number
@@ -114,7 +120,8 @@ def _value_rows(layout, results) -> list:
     return rows
 
 
-def _notes(results, max_elements, mappings: list[str]) -> list[str]:
+def _notes(results: Sequence[ReadResult], max_elements: int | None,
+           mappings: list[str]) -> list[str]:
     """What was not shown: arrays cut at --max-elements, mappings not read."""
     lines = []
     for result in results:

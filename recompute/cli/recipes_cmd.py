@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout, complete_recipe
+from recompute.cli.flags import cli_outcome
 from recompute.cli.format import checksum, plain
-from recompute.cli.options import chain_options, unique_pairs
+from recompute.cli.options import Chain, chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
 from recompute.core.outcome import Outcome, block_evidence
-from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe, load_recipes
+from recompute.layout import Layout, load_layout
+from recompute.recipes.framework import Recipe, get_recipe, load_recipes
 from recompute.recipes.reference import reference_step
 from recompute.recipes.runner import step
 
@@ -29,7 +31,7 @@ RECIPES_OPTION = click.option(
 @click.argument("name_filter", metavar="[FILTER]", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @RECIPES_OPTION
-def recipes_command(name_filter, as_json, recipe_paths):
+def recipes_command(name_filter: str | None, as_json: bool, recipe_paths: tuple[str, ...]) -> None:
     """List every recipe (or those whose name contains FILTER) with its parameters and its
     short positional form."""
     recipes = {name: recipe for name, recipe in load_recipes(list(recipe_paths)).items()
@@ -50,7 +52,7 @@ def recipes_command(name_filter, as_json, recipe_paths):
         click.echo(f"    short form: {_short_form(recipe)}")
 
 
-def _short_form(recipe) -> str:
+def _short_form(recipe: Recipe) -> str:
     """``recompute step NAME RPC ADDRESS SUBJECT …`` (the thread's command line), then the
     required parameters that have no position as ``--param``."""
     rest = [f"--param {p.name}=<{p.kind}>" for p in recipe.params
@@ -59,7 +61,7 @@ def _short_form(recipe) -> str:
                      *(n.upper() for n in recipe.positional), *rest])
 
 
-def _recipe_json(recipe) -> dict:
+def _recipe_json(recipe: Recipe) -> dict[str, Any]:
     return {
         "name": recipe.name, "help": recipe.help, "section": recipe.section,
         "layout": recipe.layout, "positional": list(recipe.positional),
@@ -87,8 +89,10 @@ def _recipe_json(recipe) -> dict:
               help="Prove every read the plain way (one request a round, no node cache): "
                    "slower, to cross-check the fast path.")
 @RECIPES_OPTION
-def step_command(recipe_name, positional, chain, as_json, address, layout_name, params, expects,
-                 compare_views, reference, recipe_paths):
+def step_command(recipe_name: str, positional: tuple[str, ...], chain: Chain, as_json: bool,
+                 address: str | None, layout_name: str | None, params: tuple[str, ...],
+                 expects: tuple[str, ...], compare_views: bool, reference: bool,
+                 recipe_paths: tuple[str, ...]) -> None:
     """Run one recipe at one anchored block: prove, decode, re-derive, judge.
 
     The short form RECIPE RPC ADDRESS ARGS... (the ERC-8312 thread's command line) is the same
@@ -104,15 +108,16 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     contract = parse_address(address, "--address")
     layout = load_layout(layout_name or recipe.layout)
     parsed = recipe.parse_params(given)
-    expect = recipe.parse_expect(unique_pairs(expects, "--expect"))  # before any node is asked
-    evidence: dict = {"recipe": recipe.name}
+    # before any node is asked
+    expect = recipe.parse_expect(unique_pairs(expects, "--expect"), "--expect")
+    evidence: dict[str, Any] = {"recipe": recipe.name}
     try:
         anchored = chain.anchor()
         evidence.update(block_evidence(anchored))
         run = reference_step if reference else step
         outcome = run(recipe, parsed, anchored, contract, layout, expect, compare_views)
     except Unverifiable as exc:
-        sys.exit(emit(Outcome.unverifiable(exc, evidence), as_json))
+        sys.exit(emit(cli_outcome(exc, evidence), as_json))
     lines = anchor_lines(anchored)
     lines.append(f"{recipe.name} on {checksum(contract)} ({_read_through(outcome, layout)}): "
                  f"{len(outcome.evidence['reads'])} slot(s) in "
@@ -141,7 +146,7 @@ def step_command(recipe_name, positional, chain, as_json, address, layout_name, 
     sys.exit(emit(outcome, as_json, lines))
 
 
-def _read_through(outcome, layout) -> str:
+def _read_through(outcome: Outcome, layout: Layout) -> str:
     """What the reads went through: the layout, or raw slots when the recipe read no path of
     it (``8312/cap-conservation`` with ``cap:N`` or ``struct:S:A:C`` keys)."""
     reads = outcome.evidence["reads"]
@@ -150,8 +155,9 @@ def _read_through(outcome, layout) -> str:
     return f"layout {layout.name}"
 
 
-def _positional(recipe, args, chain, address, given):
-    args = list(args)
+def _positional(recipe: Recipe, positional: tuple[str, ...], chain: Chain, address: str | None,
+                given: dict[str, str]) -> tuple[Chain, str | None]:
+    args = list(positional)
     if not chain.rpcs and args and args[0].startswith(("http://", "https://")):
         chain = chain.with_(rpcs=(args.pop(0),))
     if address is None and args and args[0].startswith("0x") and len(args[0]) == 42:

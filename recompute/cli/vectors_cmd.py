@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,12 +12,14 @@ from recompute.cli import cli
 from recompute.cli.beacon_options import beacon_options, light_client_anchor
 from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
-from recompute.cli.options import single_rpc_options, unique_pairs
+from recompute.cli.flags import cli_detail
+from recompute.cli.options import Chain, single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_hash
 from recompute.core.verdict import EXIT_UNVERIFIABLE
 from recompute.data import VECTORS
+from recompute.sources.live import LiveSource
 from recompute.vectors import (
     capture_step,
     dumps,
@@ -31,7 +34,7 @@ from recompute.vectors.suite import add_to_suite
 
 
 @cli.group("vectors")
-def vectors_group():
+def vectors_group() -> None:
     """Capture a step as a self-contained vector; verify vectors offline."""
 
 
@@ -47,8 +50,9 @@ def vectors_group():
 @click.option("--description", default="", metavar="TEXT")
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @RECIPES_OPTION
-def capture_command(recipe_name, chain, address, layout_name, params, expects, name,
-                    description, out, recipe_paths):
+def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: str | None,
+                    params: tuple[str, ...], expects: tuple[str, ...], name: str | None,
+                    description: str, out: Path, recipe_paths: tuple[str, ...]) -> None:
     """Run a step live and write everything it consumed as one vector file.
 
     A vector is always pinned by hash: give --block-hash H; or -b N|TAG and the node's hash
@@ -57,7 +61,7 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
     """
     (source,) = _one_source(chain)
     parse_address(address, "--address")
-    params, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
+    given, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
     light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash is not None:
@@ -66,7 +70,7 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
             pinned = light_client_anchor(source, light_client, chain.block,
                                          current_clock()).hash
         except Unverifiable as exc:
-            click.echo(f"UNVERIFIABLE ({exc.reason}): {exc.detail}")
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
             sys.exit(EXIT_UNVERIFIABLE)
         click.echo(f"pinned by the light client: 0x{pinned.hex()}")
     elif chain.block_hash is not None:
@@ -81,7 +85,7 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
     else:
         raise UsageError("give --block-hash H, -b/--block N|TAG (to pin the node's hash) or "
                          "--beacon URL --trusted-root R")
-    vector = capture_step(recipe_name, params, address, layout_name, source.label, pinned,
+    vector = capture_step(recipe_name, given, address, layout_name, source.label, pinned,
                           expect, name or out.stem, description, list(recipe_paths),
                           timeout=chain.timeout())
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -95,12 +99,12 @@ def capture_command(recipe_name, chain, address, layout_name, params, expects, n
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--tamper", "do_tamper", is_flag=True,
               help="Also mutate every vector; pass only if every mutation makes it fail.")
-def verify_command(paths, do_tamper):
+def verify_command(paths: tuple[Path, ...], do_tamper: bool) -> None:
     """Replay vectors with no network (default: the bundled suite)."""
-    paths = list(paths) or [VECTORS]
-    results = verify_paths(paths)
+    files = list(paths) or [VECTORS]
+    results = verify_paths(files)
     if not results:
-        raise UsageError(f"no vector found in {', '.join(map(str, paths))}")
+        raise UsageError(f"no vector found in {', '.join(map(str, files))}")
     failed = 0
     for result in results:
         unlisted = (" (unlisted: no suite.json pins it; `recompute vectors add` does)"
@@ -115,8 +119,8 @@ def verify_command(paths, do_tamper):
                     f"{result.file} ({result.name})")
             click.echo(f"FAIL {named}{unlisted}: {result.detail}")
     if do_tamper:
-        undetected = tamper_all(_loadable(_vector_files(paths)))
-        undetected += _peer_methods(paths)
+        undetected = tamper_all(_loadable(_vector_files(files)))
+        undetected += _peer_methods(files)
         for line in undetected:
             click.echo(f"UNDETECTED {line}")
         click.echo(f"tamper: {len(undetected)} mutation(s) not detected")
@@ -125,7 +129,7 @@ def verify_command(paths, do_tamper):
     sys.exit(1 if failed else 0)
 
 
-def _one_source(chain):
+def _one_source(chain: Chain) -> list[LiveSource]:
     sources = chain.sources()
     if len(sources) != 1:
         raise UsageError("vectors capture asks one node: give one -r/--rpc-url")
@@ -162,7 +166,7 @@ def _vector_files(paths: list[Path]) -> list[Path]:
     return list(dict.fromkeys(f.resolve() for f in files))
 
 
-def _loadable(files: list[Path]) -> list[dict]:
+def _loadable(files: list[Path]) -> list[dict[str, Any]]:
     """The vectors that load (a malformed one already failed verify: nothing to tamper)."""
     out = []
     for file in files:
@@ -178,7 +182,7 @@ def _loadable(files: list[Path]) -> list[dict]:
 @click.option("--suite", "suite_path", type=click.Path(dir_okay=False, path_type=Path),
               help="The suite.json to pin them in, created if it does not exist (default: the "
                    "nearest one above the first file).")
-def add_command(files, suite_path):
+def add_command(files: tuple[Path, ...], suite_path: Path | None) -> None:
     """Pin vector files into a suite.json (each must verify first)."""
     suite, pinned = add_to_suite(list(files), suite_path)
     for path in pinned:

@@ -14,19 +14,24 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from http.server import ThreadingHTTPServer
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
 from recompute.cli import cli
 from recompute.cli.audit_files import ReportFiles, ReportingSink, csv_option, html_option
 from recompute.cli.beacon_options import (
+    LightClientRequest,
     LightClientSession,
     beacon_options,
     parse_lc_block,
 )
 from recompute.cli.clock_options import current_clock
-from recompute.cli.options import connection_options
+from recompute.cli.options import Chain, connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
@@ -37,7 +42,7 @@ from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
-from recompute.watch.config import load_config
+from recompute.watch.config import Check, load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
@@ -47,7 +52,15 @@ from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
 
+if TYPE_CHECKING:
+    from recompute.core.anchor import PayloadHeader
+    from recompute.core.clock import Clock
+    from recompute.watch.cluster import ClusterTarget
+    from recompute.watch.recording import RecordingSink
+    from recompute.watch.store import Store
+
 RPC_TIMEOUT = 10.0  # a hung node should not hold a monitoring bot for long
+_TO_NEEDS_FROM = "--to M needs --from N (a range audit is --from N --to M)"
 
 
 def _block_number(text: str | None, option: str) -> int | None:
@@ -117,11 +130,15 @@ def _block_number(text: str | None, option: str) -> int | None:
 @html_option
 @csv_option
 @beacon_options
-def watch_command(chain, config_path, from_text, to_text, confirmations, metrics_port, on_bad,
-                  webhook_url, webhook_format, poll, max_backoff, max_blocks, start_timeout,
-                  workers, processes, cluster, cluster_ca, cluster_cert, cluster_key,
-                  insecure_cluster, store_path, resume, segment_blocks, reference, recipe_paths,
-                  html_path, csv_path):
+def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
+                  confirmations: int, metrics_port: int | None, on_bad: str | None,
+                  webhook_url: str | None, webhook_format: str, poll: float, max_backoff: float,
+                  max_blocks: int | None, start_timeout: float, workers: int,
+                  processes: int | None, cluster: str | None, cluster_ca: str | None,
+                  cluster_cert: str | None, cluster_key: str | None, insecure_cluster: bool,
+                  store_path: str | None, resume: bool, segment_blocks: int, reference: bool,
+                  recipe_paths: tuple[str, ...], html_path: str | None,
+                  csv_path: str | None) -> None:
     """Evaluate checks at every block: follow the head, or audit --from N --to M."""
     target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
     checks = load_config(config_path, list(recipe_paths))
@@ -162,9 +179,10 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
-    store = recording = None
+    store: Store | None = None
+    recording: RecordingSink | None = None
     try:
-        if stored_follow:
+        if stored_follow and store_path is not None:
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
             recording = sink
         if last is None and not (resume and not stored_follow):
@@ -173,8 +191,8 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                                 stop=stop, heads=heads,
                                 confirm=_confirm(sources, needed) if needed > 1 else None,
                                 start_timeout=start_timeout, clock=clock)
-            if store is not None:
-                _continue_after_final(follower, store, sources, sink, clock)
+            if store is not None and recording is not None:
+                _continue_after_final(follower, store, sources, recording, clock)
             follower.run()
             code = EXIT_GOOD
         elif segmented:
@@ -188,9 +206,11 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
                 segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
                 files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))),
                 reference=reference)
-        else:
+        elif first is not None:  # a range audit in this process (--to needs --from: above)
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop, files, config_path)
+        else:
+            raise UsageError(_TO_NEEDS_FROM)
     finally:
         if recording is not None:
             recording.close()
@@ -199,12 +219,13 @@ def watch_command(chain, config_path, from_text, to_text, confirmations, metrics
     sys.exit(code)
 
 
-def _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
-                   workers, quorum) -> None:
+def _check_options(first: int | None, last: int | None, confirmations: int, poll: float,
+                   max_backoff: float, start_timeout: float, max_blocks: int | None,
+                   workers: int, quorum: int | None) -> None:
     """The range, pacing and quorum options: a usage error (exit 64) before any node is asked."""
     if last is not None and first is None:
-        raise UsageError("--to M needs --from N (a range audit is --from N --to M)")
-    if last is not None and first > last:
+        raise UsageError(_TO_NEEDS_FROM)
+    if last is not None and first is not None and first > last:
         raise UsageError(f"--from {first} is above --to {last}")
     if confirmations < 0:
         raise UsageError("--confirmations must be 0 or more")
@@ -219,7 +240,9 @@ def _check_options(first, last, confirmations, poll, max_backoff, start_timeout,
         raise UsageError("--quorum must be at least 1")
 
 
-def _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path) -> None:
+def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
+                        quorum: int | None, processes: int | None, cluster: str | None,
+                        store_path: str | None) -> None:
     """--beacon is an anchor of its own: no other pin, one --rpc, one process."""
     if pinned or check or quorum is not None or len(chain.urls()) > 1:
         raise UsageError("--beacon is an anchor of its own: give one --rpc and no "
@@ -229,7 +252,9 @@ def _check_light_client(chain, pinned, check, quorum, processes, cluster, store_
                          "audit with one process, or pin the range with --block-hash")
 
 
-def _outputs(metrics_port, on_bad, webhook_url, webhook_format, files=None):
+def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | None,
+             webhook_format: str, files: ReportFiles | None = None
+             ) -> tuple[Sink, Hooks | None, ThreadingHTTPServer | None]:
     """The sink of lines (also handing them to the report ``files`` of a one-process range
     audit), the hooks run when a check turns unhealthy, the metrics server."""
     metrics = Metrics()
@@ -238,7 +263,7 @@ def _outputs(metrics_port, on_bad, webhook_url, webhook_format, files=None):
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
         sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
-    hooks = [OnBad(on_bad, sink.note)] if on_bad else []
+    hooks: list[OnBad | Webhook] = [OnBad(on_bad, sink.note)] if on_bad else []
     if webhook_url:
         hooks.append(Webhook(webhook_url, sink.note, webhook_format))
     hook = Hooks(hooks) if hooks else None
@@ -246,12 +271,15 @@ def _outputs(metrics_port, on_bad, webhook_url, webhook_format, files=None):
     return sink, hook, server
 
 
-def _anchor(sources, session, light_client, anchored_number, pinned, quorum, check, clock):
+def _anchor(sources: list[SharedSource], session: LightClientSession | None,
+            light_client: LightClientRequest | None, anchored_number: int | None,
+            pinned: bytes | None, quorum: int | None, check: bytes | None,
+            clock: Clock) -> Callable[[], AnchoredBlock]:
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
     pins (docs/design.md §Anchors), its age by ``clock``."""
 
     def anchor() -> AnchoredBlock:
-        if session is not None:  # the light client pins the first (or --to) block
+        if session is not None and light_client is not None:  # the light client pins it
             block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
                                    clock)
@@ -262,14 +290,14 @@ def _anchor(sources, session, light_client, anchored_number, pinned, quorum, che
     return anchor
 
 
-def _signed_heads(session, clock) -> SignedHeads | None:
+def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHeads | None:
     """With --beacon: the heads the sync committee signed (optimistic, finalized). A light
     client behind the clock (a beacon node withholding updates) is ``stale-anchor``: the
     follower writes no line about a new block and says ``up`` 0 until it catches up."""
     if session is None:
         return None
 
-    def signed() -> tuple:
+    def signed() -> tuple[PayloadHeader, PayloadHeader]:
         store = session.sync()
         optimistic, finalized = store.optimistic_execution(), store.finalized_execution()
         check_current(store, finalized, clock)
@@ -279,7 +307,8 @@ def _signed_heads(session, clock) -> SignedHeads | None:
     return SignedHeads(signed)
 
 
-def _confirm(sources, needed):
+def _confirm(sources: list[SharedSource],
+             needed: int) -> Callable[[AnchoredBlock], AnchoredBlock | None]:
     """The check of each new head against the other --rpc (issue #11)."""
 
     def confirm(block: AnchoredBlock) -> AnchoredBlock | None:
@@ -289,7 +318,8 @@ def _confirm(sources, needed):
     return confirm
 
 
-def _close(store, session, hook, server) -> None:
+def _close(store: Store | None, session: LightClientSession | None, hook: Hooks | None,
+           server: ThreadingHTTPServer | None) -> None:
     """Whatever the run opened, closed however it ended."""
     if store is not None:
         store.close()
@@ -301,8 +331,9 @@ def _close(store, session, hook, server) -> None:
         server.shutdown()
 
 
-def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop, files,
-           config_path) -> int:
+def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredBlock],
+           source: SharedSource, first: int, confirmations: int, workers: int,
+           stop: threading.Event, files: ReportFiles, config_path: str) -> int:
     try:
         head = source.block_number()
     except Unverifiable:
@@ -331,7 +362,8 @@ def _audit(evaluator, sink, anchor, source, first, confirmations, workers, stop,
     return summary.exit_code()
 
 
-def _cluster_target(cluster, insecure, ca, cert, key):
+def _cluster_target(cluster: str | None, insecure: bool, ca: str | None, cert: str | None,
+                    key: str | None) -> ClusterTarget | None:
     """--cluster and its security options, checked before anything is asked of anyone."""
     if cluster is None:
         named = [name for name, value in (("--cluster-ca", ca), ("--cluster-cert", cert),
@@ -346,7 +378,8 @@ def _cluster_target(cluster, insecure, ca, cert, key):
     return cluster_target(cluster, insecure=insecure, ca=ca, cert=cert, key=key)
 
 
-def _check_distributed(processes, cluster, store_path, resume, segment_blocks, last) -> bool:
+def _check_distributed(processes: int | None, cluster: str | None, store_path: str | None,
+                       resume: bool, segment_blocks: int, last: int | None) -> bool:
     """The options of audits that outgrow one machine (docs/watch.md); True when a follow mode
     writes to --store (a --resume of a stored follow included)."""
     if processes is not None and cluster is not None:
@@ -367,12 +400,13 @@ def _check_distributed(processes, cluster, store_path, resume, segment_blocks, l
 
     store = Store.existing(store_path)
     try:
-        return store.get("mode") == "follow"
+        return bool(store.get("mode") == "follow")
     finally:
         store.close()
 
 
-def _follow_store(store_path, checks, config_path, confirmations, sink):
+def _follow_store(store_path: str, checks: list[Check], config_path: str, confirmations: int,
+                  sink: Sink) -> tuple[Store, RecordingSink]:
     from recompute.cli.audit_cmd import open_follow_store
     from recompute.watch.recording import RecordingSink
 
@@ -382,7 +416,8 @@ def _follow_store(store_path, checks, config_path, confirmations, sink):
     return store, recording
 
 
-def _continue_after_final(follower: Follower, store, sources, sink, clock) -> None:
+def _continue_after_final(follower: Follower, store: Store, sources: list[SharedSource],
+                          sink: RecordingSink, clock: Clock) -> None:
     """A restarted bot: the last final block of its store, pinned by the hash the store
     recorded, is the tip; the follower goes on from its child by parent links."""
     number, block_hash = store.get("last_final_block"), store.get("last_final_hash")
@@ -401,7 +436,7 @@ def _continue_after_final(follower: Follower, store, sources, sink, clock) -> No
 def _on_signals(stop: threading.Event) -> None:
     """SIGINT/SIGTERM: finish the block in hand, then stop (a second SIGINT interrupts)."""
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> None:
         if stop.is_set() and signum == signal.SIGINT:
             raise KeyboardInterrupt
         stop.set()

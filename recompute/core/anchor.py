@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.clock import SYSTEM, Clock
-from recompute.core.errors import OptionError, Unverifiable, UsageError
+from recompute.core.errors import OptionError, Unverifiable, UsageError, literal
 from recompute.core.header import Header
 from recompute.core.memo import memo_for
 from recompute.core.sealed import Sealed
@@ -288,10 +288,11 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any],
     if header.timestamp < parent.timestamp or (strict and header.timestamp == parent.timestamp):
         raise Unverifiable(
             "header-mismatch",
-            f"{parent.source.label} returned as the child of block {parent.number} (timestamp "
-            f"{parent.timestamp}) a block with timestamp {header.timestamp}: "
-            + ("not later than its parent (--strict-timestamps)" if strict
+            literal(f"{parent.source.label} returned as the child of block {parent.number} "
+                    f"(timestamp {parent.timestamp}) a block with timestamp {header.timestamp}: ")
+            + ("not later than its parent ({strict_timestamps})" if strict
                and header.timestamp == parent.timestamp else "earlier than its parent"),
+            ("strict_timestamps",),
         )
     anchor = Anchor("parent-link", {
         "parent_hash": "0x" + parent.hash.hex(),
@@ -432,8 +433,9 @@ def _quorum_tag(sources: Sequence[ProofSource], quorum: int,
     if numbers[0] - numbers[-1] > LATEST_SPREAD:
         shown = "; ".join(f"{label} says {head}" for label, head in heads.items())
         raise Unverifiable("anchor-disagreement",
-                           f"{tag}: the endpoints' blocks spread more than {LATEST_SPREAD} "
-                           f"blocks ({shown}); give --block N or --block-hash H")
+                           literal(f"{tag}: the endpoints' blocks spread more than "
+                                   f"{LATEST_SPREAD} blocks ({shown}); give ")
+                           + "{block} N or {block_hash} H", ("block", "block_hash"))
     return chosen, heads
 
 
@@ -461,9 +463,11 @@ def anchor_block(
                              checkpoint=checkpoint)
     if isinstance(block, str) and block != "earliest" and block_hash is None:
         decided = anchored.anchor.detail.get("tag_decided_by", "node")
-        what = f"block {anchored.number} (--block {block}, as the {decided} named it)"
-        clock.check_fresh(anchored.timestamp, clock.max_anchor_age, what, "--max-anchor-age")
-        clock.check_not_future(anchored.timestamp, what)
+        what = literal(f"block {anchored.number} (") + "{block}" + literal(
+            f" {block}, as the {decided} named it)")
+        clock.check_fresh(anchored.timestamp, clock.max_anchor_age, what, "max_anchor_age",
+                          ("block",))
+        clock.check_not_future(anchored.timestamp, what, options=("block",))
     return aged(anchored, clock)
 
 

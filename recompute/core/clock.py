@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.errors import Unverifiable, UsageError, literal
 
 # --max-anchor-age: 40 minutes (200 mainnet slots, 6.25 epochs). A finalized block on mainnet
 # is normally 2-3 epochs (12.8-19.2 min) behind the head (Casper FFG finalizes an epoch's
@@ -70,23 +70,29 @@ class Clock:
         """Is ``timestamp`` later than the clock plus --max-clock-drift?"""
         return timestamp > self.now() + self.max_clock_drift
 
-    def check_not_future(self, timestamp: int, what: str, patience: float = 0.0) -> None:
+    def check_not_future(self, timestamp: int, what: str, patience: float = 0.0,
+                         options: tuple[str, ...] = ()) -> None:
         """``future-head`` when ``timestamp`` is later than the clock plus --max-clock-drift
-        (plus ``patience``): no verdict is about a block the chain has not reached."""
+        (plus ``patience``): no verdict is about a block the chain has not reached. ``what``
+        is a template (recompute.core.errors.literal) that may name ``options``."""
         ahead = timestamp - self.now()
         if ahead > self.max_clock_drift + patience:
-            raise Unverifiable("future-head", f"{what} has timestamp {timestamp}, {span(ahead)} "
-                                              f"ahead of the {self.kind} clock ({when(self.now())}"
-                                              f"), more than --max-clock-drift "
-                                              f"{span(self.max_clock_drift)}: check this "
-                                              "machine's clock, or the node fabricates blocks")
+            raise Unverifiable("future-head", what + literal(
+                f" has timestamp {timestamp}, {span(ahead)} ahead of the {self.kind} "
+                f"clock ({when(self.now())}), more than ") + "{max_clock_drift} " + literal(
+                f"{span(self.max_clock_drift)}: check this machine's clock, or the node "
+                "fabricates blocks"), ("max_clock_drift", *options))
 
-    def check_fresh(self, timestamp: int, bound: float, what: str, option: str) -> None:
-        """``stale-anchor`` naming the lag when ``timestamp`` is older than ``bound`` seconds."""
+    def check_fresh(self, timestamp: int, bound: float, what: str, option: str,
+                    options: tuple[str, ...] = ()) -> None:
+        """``stale-anchor`` naming the lag when ``timestamp`` is older than ``bound`` seconds,
+        the bound given by ``option`` (``max_anchor_age``, ``max_head_age``: data, worded by
+        the caller, recompute.core.errors.Unverifiable). ``what`` is a template
+        (recompute.core.errors.literal) that may name ``options``."""
         age = self.age(timestamp)
         if age > bound:
             raise Unverifiable("stale-anchor", stale_detail(self, what, timestamp, age, bound,
-                                                            option))
+                                                            option), (option, "at", *options))
 
 
 SYSTEM = Clock()
@@ -94,11 +100,12 @@ SYSTEM = Clock()
 
 def stale_detail(clock: Clock, what: str, timestamp: int, age: float, bound: float,
                  option: str) -> str:
+    """The detail's template: ``{option}`` and ``{at}`` name the options (Unverifiable)."""
     hint = ("the node or beacon node lags or withholds blocks" if clock.kind == "system"
-            else "judged as of --at")
-    return (f"{what} is {span(age)} old by the {clock.kind} clock (timestamp {timestamp}, "
-            f"{when(clock.now())}), more than {option} {span(bound)}: {hint}; for recorded "
-            "data give --at TIME")
+            else "judged as of {at}")
+    return (what + literal(f" is {span(age)} old by the {clock.kind} clock (timestamp "
+                    f"{timestamp}, {when(clock.now())}), more than ") + "{" + option + "} "
+            + literal(span(bound)) + f": {hint}; for recorded data give {{at}} TIME")
 
 
 def span(seconds: float) -> str:

@@ -58,10 +58,10 @@ class Reason(StrEnum):
         " does not verify")
     STALE_ANCHOR = ("stale-anchor",
                     "the block reached by a tag or the light client is older than the clock "
-                    "allows (--max-anchor-age), or the trusted root is older than the "
+                    "allows (the maximum anchor age), or the trusted root is older than the "
                     "weak-subjectivity period")
     FUTURE_HEAD = ("future-head",
-                   "a head's timestamp is later than the clock plus --max-clock-drift")
+                   "a head's timestamp is later than the clock plus the allowed clock drift")
 
     description: str
 

@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from recompute.core import executables
 from recompute.core.errors import UsageError
@@ -78,10 +79,12 @@ def free_port() -> int:
     """A TCP port on 127.0.0.1 that nobody listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
-def rpc_call(url: str, method: str, params: list | None = None, timeout: float = 10.0):
+def rpc_call(url: str, method: str, params: list[Any] | None = None,
+             timeout: float = 10.0) -> Any:
     """One JSON-RPC call over plain HTTP; for driving a devnet, not for verified reads."""
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []})
     request = urllib.request.Request(
@@ -108,7 +111,7 @@ class Anvil:
     mnemonic: str = DEFAULT_MNEMONIC
     state_path: Path | None = None
     extra_args: list[str] = field(default_factory=list)
-    process: subprocess.Popen | None = None
+    process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
     detach: bool = False  # own session: survives the Python process that started it
     # Where anvil writes the block states it moves out of memory (``--cache-path``). Left to
@@ -122,6 +125,13 @@ class Anvil:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        """The started anvil's process id."""
+        if self.process is None:
+            raise RuntimeError("anvil is not started")
+        return self.process.pid
 
     def command(self) -> list[str]:
         args = [
@@ -150,12 +160,13 @@ class Anvil:
         for _ in range(attempts):
             if self.port is None or attempts > 1:
                 self.port = free_port()
-            log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+            log = open(self.log_path, "ab") if self.log_path else None
             self.process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                self.command(), stdout=subprocess.DEVNULL if log is None else log,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=self.detach,
             )
-            if log is not subprocess.DEVNULL:
+            if log is not None:
                 log.close()
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
@@ -189,11 +200,11 @@ class Anvil:
             shutil.rmtree(self._own_cache, ignore_errors=True)
             self._own_cache = None
 
-    def rpc(self, method: str, *params):
+    def rpc(self, method: str, *params: Any) -> Any:
         return rpc_call(self.url, method, list(params))
 
     def __enter__(self) -> Anvil:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

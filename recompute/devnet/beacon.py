@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from recompute.lightclient import bls
@@ -50,17 +51,23 @@ Tamper = Callable[[str, object], object]
 # HTTP
 
 
+class _BeaconServer(ThreadingHTTPServer):
+    beacon: _BeaconHTTP  # what it serves
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive
 
     def do_GET(self) -> None:  # noqa: N802 -- http.server's name
         parts = urlsplit(self.path)
         query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        server = self.server
+        assert isinstance(server, _BeaconServer)  # the only server this handler is given
         try:
-            status, route, document = self.server.beacon.answer(parts.path, query)
+            status, route, document = server.beacon.answer(parts.path, query)
         except Exception as error:  # a bug in a test server must not hang its client
             status, route, document = 500, "error", {"code": 500, "message": str(error)}
-        tamper = self.server.beacon.tamper
+        tamper = server.beacon.tamper
         if tamper is not None and status == 200:
             document = tamper(route, copy.deepcopy(document))
         body = document if isinstance(document, bytes) else json.dumps(document).encode()
@@ -70,7 +77,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, *args) -> None:  # quiet
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 -- quiet
         pass
 
 
@@ -88,11 +95,12 @@ class _BeaconHTTP:
         if self._server is None:
             raise RuntimeError("server not started")
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        name = host.decode() if isinstance(host, bytes) else host
+        return f"http://{name}:{port}"
 
-    def start(self, port: int = 0):
+    def start(self, port: int = 0) -> Self:
         """Serve on 127.0.0.1:``port`` (0: any free port; OSError when it is taken)."""
-        server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        server = _BeaconServer(("127.0.0.1", port), _Handler)
         server.daemon_threads = True
         server.beacon = self
         self._server = server
@@ -107,10 +115,10 @@ class _BeaconHTTP:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def answer(self, path: str, query: Mapping[str, str]) -> tuple[int, str, object]:
@@ -143,7 +151,7 @@ class _BeaconHTTP:
     def bootstrap(self, root_hex: str) -> object | None:
         raise NotImplementedError
 
-    def updates(self, start: int, count: int) -> list:
+    def updates(self, start: int, count: int) -> Sequence[object]:
         raise NotImplementedError
 
     def finality_update(self) -> object:
@@ -157,7 +165,7 @@ def _not_found(path: str) -> tuple[int, str, object]:
     return 404, "error", {"code": 404, "message": f"not found: {path}"}
 
 
-def _genesis_json(network: Network) -> dict:
+def _genesis_json(network: Network) -> dict[str, Any]:
     return {"data": {
         "genesis_time": str(network.genesis_time or 0),
         "genesis_validators_root": _hex(network.genesis_validators_root),
@@ -196,8 +204,8 @@ class FixtureBeaconServer(_BeaconHTTP):
     def bootstrap(self, root_hex: str) -> object | None:
         return self._bootstrap if root_hex == self._bootstrap_root else None
 
-    def updates(self, start: int, count: int) -> list:
-        def period(update: dict) -> int:
+    def updates(self, start: int, count: int) -> Sequence[object]:
+        def period(update: Any) -> int:  # an update document (JSON)
             return self.network.period_at_slot(int(update["data"]["attested_header"]["beacon"]
                                                    ["slot"]))
         return [update for update in self._updates if start <= period(update) < start + count]
@@ -395,7 +403,7 @@ class DevnetBeaconServer(_BeaconHTTP):
                 })
         return None
 
-    def updates(self, start: int, count: int) -> list:
+    def updates(self, start: int, count: int) -> Sequence[object]:
         answers = []
         for period in range(start, start + count):
             best = self._best_in_period(period)
@@ -426,17 +434,20 @@ class DevnetBeaconServer(_BeaconHTTP):
                 chosen = index
         return chosen
 
-    def _update_json(self, index: int, full: bool) -> dict:
+    def _update_json(self, index: int, full: bool) -> dict[str, Any]:
         block = self.blocks[index]
+        finalized = block.finalized_index
+        if finalized is None:  # (_chosen picks blocks with a finalized checkpoint only)
+            raise ValueError(f"block {index} has no finalized checkpoint")
         slot = int(block.header.slot)
         signature_slot = slot + 1
         leaves = list(block.state_leaves)
         _, finality = _root_and_branch(leaves, _FINALIZED)
         epoch_chunk = int(self.network.epoch_at_slot(
-            int(self.blocks[block.finalized_index].header.slot))).to_bytes(32, "little")
+            int(self.blocks[finalized].header.slot))).to_bytes(32, "little")
         data = {
             "attested_header": self._header_json(block),
-            "finalized_header": self._header_json(self.blocks[block.finalized_index]),
+            "finalized_header": self._header_json(self.blocks[finalized]),
             "finality_branch": [_hex(node) for node in [epoch_chunk, *finality]],
             "sync_aggregate": self._sign(block.root, signature_slot),
             "signature_slot": str(signature_slot),
@@ -453,7 +464,7 @@ class DevnetBeaconServer(_BeaconHTTP):
             }
         return self._envelope(data)
 
-    def _sign(self, attested_root: bytes, signature_slot: int) -> dict:
+    def _sign(self, attested_root: bytes, signature_slot: int) -> dict[str, Any]:
         size = self.network.sync_committee_size
         committee = self.committee(self.network.period_at_slot(signature_slot))
         signing_root = sync_committee_signing_root(self.network, attested_root, signature_slot)
@@ -467,7 +478,7 @@ class DevnetBeaconServer(_BeaconHTTP):
         return {"sync_committee_bits": _hex(bytes(packed)),
                 "sync_committee_signature": _hex(signature)}
 
-    def _header_json(self, block: _Block) -> dict:
+    def _header_json(self, block: _Block) -> dict[str, Any]:
         header = block.header
         execution = block.execution
         return {
@@ -486,7 +497,7 @@ class DevnetBeaconServer(_BeaconHTTP):
             "execution_branch": [_hex(node) for node in block.execution_branch],
         }
 
-    def _envelope(self, data: dict) -> dict:
+    def _envelope(self, data: dict[str, Any]) -> dict[str, Any]:
         return {"version": self._version, "data": data}
 
 
@@ -500,7 +511,7 @@ def execution_header_from_rpc(block: Mapping[str, object]) -> ExecutionPayloadHe
     the block hash (the light client never relates them to the block's tries)."""
     block_hash = _data(block, "hash", 32)
 
-    def optional(key: str, size: int | None = None, default: bytes = b""):
+    def optional(key: str, size: int | None = None, default: bytes = b"") -> bytes:
         if key not in block:
             return bytes(size) if size else default
         return _data(block, key, size)
@@ -562,7 +573,7 @@ def _root_and_branch(leaves: list[bytes], index: int) -> tuple[bytes, list[bytes
     return layer[0], branch
 
 
-def _committee_json(committee: SyncCommittee) -> dict:
+def _committee_json(committee: SyncCommittee) -> dict[str, Any]:
     return {"pubkeys": [_hex(key) for key in committee.pubkeys],
             "aggregate_pubkey": _hex(committee.aggregate_pubkey)}
 

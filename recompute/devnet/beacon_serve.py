@@ -31,6 +31,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
@@ -44,8 +45,9 @@ def live_network(blocks: int, seconds_per_slot: int, now: float) -> Network:
     return dataclasses.replace(DEVNET, genesis_time=genesis, seconds_per_slot=seconds_per_slot)
 
 
-def _block(rpc: str, number: int) -> dict:
-    return rpc_call(rpc, "eth_getBlockByNumber", [hex(number), False])
+def _block(rpc: str, number: int) -> dict[str, Any]:
+    block: dict[str, Any] = rpc_call(rpc, "eth_getBlockByNumber", [hex(number), False])
+    return block
 
 
 def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None = None,

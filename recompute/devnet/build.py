@@ -8,6 +8,8 @@ name, each history's section, named moments). Same code → same block hashes.
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
+from typing import Any
 
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.contracts import connect
@@ -32,7 +34,7 @@ HISTORIES = [
 MANIFEST_FORMAT = "recompute-devnet/1"
 
 
-def available_histories() -> list[tuple[str, object]]:
+def available_histories() -> list[tuple[str, ModuleType]]:
     """The history modules present in this tree (a module not written yet is skipped)."""
     out = []
     for section, module_name in HISTORIES:
@@ -44,8 +46,10 @@ def available_histories() -> list[tuple[str, object]]:
     return out
 
 
-def build(node: Anvil, only: list[str] | None = None) -> dict:
+def build(node: Anvil, only: list[str] | None = None) -> dict[str, Any]:
     """Run the histories on a fresh ``node``; returns the manifest."""
+    if node.timestamp is None:  # Anvil.start() reads the genesis timestamp
+        raise RuntimeError("build needs a started anvil")
     w3 = connect(node.url)
     driver = Driver(w3, start_timestamp=node.timestamp)
     for section, module in available_histories():

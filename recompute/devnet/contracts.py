@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from web3 import Web3
 from web3.contract import Contract
@@ -17,11 +18,12 @@ from recompute.data import ARTIFACTS as ARTIFACTS_DIR
 
 
 @cache
-def load_artifact(name: str, directory: str | None = None) -> dict:
+def load_artifact(name: str, directory: str | None = None) -> dict[str, Any]:
     """The artifact ``<directory>/<name>.json`` (the bundled artifacts by default)."""
     path = Path(directory) if directory else ARTIFACTS_DIR
     with open(path / f"{name}.json") as fh:
-        return json.load(fh)
+        artifact: dict[str, Any] = json.load(fh)
+    return artifact
 
 
 def connect(url: str) -> Web3:
@@ -30,7 +32,8 @@ def connect(url: str) -> Web3:
     return w3
 
 
-def deploy(w3: Web3, name: str, *args, sender: str | None = None, directory: str | None = None,
+def deploy(w3: Web3, name: str, *args: Any, sender: str | None = None,
+           directory: str | None = None,
            libraries: dict[str, str] | None = None) -> Contract:
     """Deploy artifact ``name`` with constructor ``args``; returns the bound contract."""
     artifact = load_artifact(name, directory)
@@ -42,4 +45,7 @@ def deploy(w3: Web3, name: str, *args, sender: str | None = None, directory: str
     receipt = w3.eth.wait_for_transaction_receipt(tx)
     if receipt["status"] != 1:
         raise RuntimeError(f"deploying {name} reverted")
-    return w3.eth.contract(address=receipt["contractAddress"], abi=artifact["abi"])
+    deployed = receipt["contractAddress"]
+    if deployed is None:
+        raise RuntimeError(f"deploying {name}: the receipt names no contract")
+    return w3.eth.contract(address=deployed, abi=artifact["abi"])

@@ -15,10 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from eth_hash.auto import keccak
+from eth_typing import ChecksumAddress
 from web3 import Web3
 from web3.contract import Contract
+from web3.contract.contract import ContractConstructor, ContractFunction
+from web3.types import RPCEndpoint, TxParams, TxReceipt
 
 from recompute.devnet.contracts import load_artifact
+
+Sendable = ContractFunction | ContractConstructor  # what a transaction of the script calls
 
 
 class HistoryError(RuntimeError):
@@ -31,9 +36,9 @@ class Driver:
         self.accounts: list[str] = list(w3.eth.accounts)
         self.now = start_timestamp  # timestamp of the last block mined by the script
         self.block_interval = block_interval
-        self.contracts: dict[str, str] = {}
-        self.moments: dict[str, dict] = {}
-        self.sections: dict[str, dict] = {}
+        self.contracts: dict[str, ChecksumAddress] = {}
+        self.moments: dict[str, dict[str, Any]] = {}
+        self.sections: dict[str, dict[str, Any]] = {}
         # what one history hands to its own extension (``extend``) run after every history
         self.state: dict[str, Any] = {}
 
@@ -48,14 +53,14 @@ class Driver:
     def mine(self, at: int | None = None) -> int:
         """Mine an empty block (at ``at``, default now + interval); returns its number."""
         when = self._next_time(at)
-        self.w3.provider.make_request("evm_setNextBlockTimestamp", [when])
-        self.w3.provider.make_request("evm_mine", [])
+        self.w3.provider.make_request(RPCEndpoint("evm_setNextBlockTimestamp"), [when])
+        self.w3.provider.make_request(RPCEndpoint("evm_mine"), [])
         self.now = when
         return self.w3.eth.block_number
 
     # ---- writing ----------------------------------------------------------------------
 
-    def deploy(self, name: str, *args, alias: str | None = None, sender: str | None = None,
+    def deploy(self, name: str, *args: Any, alias: str | None = None, sender: str | None = None,
                at: int | None = None, libraries: dict[str, str] | None = None) -> Contract:
         """Deploy artifact ``name``; the manifest lists it as ``alias`` (default ``name``).
 
@@ -68,6 +73,8 @@ class Driver:
         factory = self.w3.eth.contract(abi=artifact["abi"], bytecode=bytecode)
         receipt = self._send(factory.constructor(*args), sender, at, f"deploy {name}")
         address = receipt["contractAddress"]
+        if address is None:
+            raise HistoryError(f"deploy {name}: the receipt names no contract")
         self.contracts[alias or name] = address
         return self.w3.eth.contract(address=address, abi=artifact["abi"])
 
@@ -77,8 +84,8 @@ class Driver:
         return self.w3.eth.contract(address=self.contracts[name],
                                     abi=load_artifact(name)["abi"])
 
-    def tx(self, call, *, sender: str | None = None, at: int | None = None,
-           gas: int | None = None, what: str = "") -> dict:
+    def tx(self, call: Sendable, *, sender: str | None = None, at: int | None = None,
+           gas: int | None = None, what: str = "") -> TxReceipt:
         """Send ``call`` (a bound contract function) in its own block; it must succeed.
 
         Give ``gas`` for a call that only succeeds from ``at`` on: anvil estimates gas at the
@@ -86,11 +93,11 @@ class Driver:
         """
         return self._send(call, sender, at, what or _describe(call), gas)
 
-    def tx_reverting(self, call, *, sender: str | None = None, at: int | None = None,
-                     gas: int = 1_000_000, what: str = "") -> dict:
+    def tx_reverting(self, call: Sendable, *, sender: str | None = None, at: int | None = None,
+                     gas: int = 1_000_000, what: str = "") -> TxReceipt:
         """Put a transaction on chain that reverts (status 0), e.g. a refused draw."""
         when = self._next_time(at)
-        self.w3.provider.make_request("evm_setNextBlockTimestamp", [when])
+        self.w3.provider.make_request(RPCEndpoint("evm_setNextBlockTimestamp"), [when])
         tx_hash = call.transact({"from": sender or self.accounts[0], "gas": gas})
         receipt = self.w3.eth.wait_for_transaction_receipt(tx_hash)
         self.now = when
@@ -98,10 +105,11 @@ class Driver:
             raise HistoryError(f"{what or _describe(call)} was meant to revert but succeeded")
         return receipt
 
-    def _send(self, call, sender, at, what, gas=None) -> dict:
+    def _send(self, call: Sendable, sender: str | None, at: int | None, what: str,
+              gas: int | None = None) -> TxReceipt:
         when = self._next_time(at)
-        self.w3.provider.make_request("evm_setNextBlockTimestamp", [when])
-        options = {"from": sender or self.accounts[0]}
+        self.w3.provider.make_request(RPCEndpoint("evm_setNextBlockTimestamp"), [when])
+        options: TxParams = {"from": sender or self.accounts[0]}
         if gas is not None:
             options["gas"] = gas
         try:
@@ -116,7 +124,7 @@ class Driver:
 
     # ---- recording --------------------------------------------------------------------
 
-    def moment(self, label: str) -> dict:
+    def moment(self, label: str) -> dict[str, Any]:
         """Name the latest block (``amm.after-cycle-1``); labels are unique."""
         if label in self.moments:
             raise HistoryError(f"moment {label!r} is named twice")
@@ -133,12 +141,13 @@ class Driver:
         return self.sections.setdefault(name, {})
 
 
-def _describe(call) -> str:
-    return getattr(call, "fn_name", None) or type(call).__name__
+def _describe(call: Sendable) -> str:
+    return call.fn_name if isinstance(call, ContractFunction) else type(call).__name__
 
 
-def _link(artifact: dict, libraries: dict[str, str], deployed: dict[str, str]) -> str:
-    bytecode = artifact["bytecode"]
+def _link(artifact: dict[str, Any], libraries: dict[str, str],
+          deployed: dict[str, ChecksumAddress]) -> str:
+    bytecode: str = artifact["bytecode"]
     if "__$" not in bytecode:
         return bytecode
 

@@ -30,11 +30,21 @@ on the clock (DUE, OVERDUE, SILENT) an empty block is mined at that time and nam
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 import rfc8785
-from eth_abi import encode
+from eth_abi.abi import encode
 from eth_hash.auto import keccak
+from web3.contract import Contract
+from web3.types import TxReceipt
 
 from recompute.devnet.driver import Driver, HistoryError
+
+# AMM §Policy and floor: a ``Policy`` tuple; AMM §Cycle records: a ``CycleReport`` tuple
+Policy = tuple[bytes, str, int, int, int, int, int, int, list[int]]
+CycleReport = tuple[int, bytes, list[bytes], int, int, int, int, int, int, int, int, int, int,
+                    bytes, str]
 
 REGISTRY = "AgentMeditationRegistry"
 LYING_REGISTRY = "LyingMeditationRegistry"
@@ -148,12 +158,12 @@ def layer_commitment(layer: int, schema_hash: bytes, content_hash: bytes, salt: 
                          [TAG_LAYER_COMMITMENT, layer, schema_hash, content_hash, salt]))
 
 
-def state_root(commitments) -> bytes:
+def state_root(commitments: Sequence[bytes]) -> bytes:
     """AMM §Commitment format: root = keccak256(abi.encode(TAG_STATE_ROOT, c0, c1, c2, c3))."""
     return keccak(encode(["bytes32"] * 5, [TAG_STATE_ROOT, *commitments]))
 
 
-def document_commitment(document: dict) -> bytes:
+def document_commitment(document: Mapping[str, str | int]) -> bytes:
     """AMM §Commitment format: the commitment to an off-chain document, keccak256(JCS(d))."""
     return keccak(rfc8785.dumps(document))
 
@@ -161,24 +171,25 @@ def document_commitment(document: dict) -> bytes:
 def devnet_layer(subject: str, layer: int, revision: int) -> bytes:
     """A layer commitment of a devnet subject: a minimal layer state document (``schema`` and
     ``layer`` as AMM §Commitment format requires) naming the subject and a revision."""
-    document = {"schema": SCHEMA_IDS[layer], "layer": layer, "subject": subject,
-                "revision": revision}
+    document: dict[str, str | int] = {"schema": SCHEMA_IDS[layer], "layer": layer,
+                                      "subject": subject, "revision": revision}
     return layer_commitment(layer, keccak(SCHEMA_IDS[layer].encode()),
                             document_commitment(document), ZERO32)
 
 
-def policy(policy_hash: bytes, required: int, intervals, pulse_interval: int, *,
+def policy(policy_hash: bytes, required: int, intervals: Iterable[int], pulse_interval: int, *,
            supported: int = 0x0F, triggers: int = 0x0F, disclosure: int = 0,
-           due_window: int = 3600) -> tuple:
+           due_window: int = 3600) -> Policy:
     """A ``Policy`` tuple (AMM §Policy and floor)."""
     return (policy_hash, "", supported, required, triggers, disclosure, due_window,
             pulse_interval, list(intervals))
 
 
-def cycle(base_version: int, pre_root: bytes, post, *, layer_mask: int, completed: int,
+def cycle(base_version: int, pre_root: bytes, post: Iterable[bytes], *, layer_mask: int,
+          completed: int,
           ops: int, outcome: int, trigger: int, started: int, ended: int,
           policy_version: int = 1, next_planned: int = 0, restores: int = 0,
-          record_hash: bytes = ZERO32) -> tuple:
+          record_hash: bytes = ZERO32) -> CycleReport:
     """A ``CycleReport`` tuple (AMM §Cycle records)."""
     return (base_version, pre_root, list(post), layer_mask, completed, ops, outcome, trigger,
             policy_version, started, ended, next_planned, restores, record_hash, "")
@@ -220,7 +231,7 @@ PULSER_V1 = tuple(devnet_layer("pulser", i, 0) for i in range(4))
 FALSE_RESTORE_POST = (EXAMPLE_PRE_COMMITMENTS[0], *EXAMPLE_POST_COMMITMENTS[1:])
 
 
-def worked_example_cycle() -> tuple:
+def worked_example_cycle() -> CycleReport:
     """The cycle record of AMM §Test Cases, field for field."""
     return cycle(1, EXAMPLE_PRE_ROOT, EXAMPLE_POST_COMMITMENTS, layer_mask=0x0F, completed=0x0F,
                  ops=EXAMPLE_OPS_MASK, outcome=COMPLETED, trigger=EVENT,
@@ -228,7 +239,7 @@ def worked_example_cycle() -> tuple:
                  next_planned=EXAMPLE_NEXT_PLANNED_AT, record_hash=EXAMPLE_RECORD_HASH)
 
 
-def false_restore_cycle() -> tuple:
+def false_restore_cycle() -> CycleReport:
     """Claims to restore version 1 while registering another state (AMM §Cycle records,
     rule "Restore claim"): only the lying registry accepts it."""
     return cycle(2, EXAMPLE_POST_ROOT, FALSE_RESTORE_POST, layer_mask=0x01, completed=0x01,
@@ -256,7 +267,8 @@ def run(driver: Driver) -> None:
     h = honest.functions
     lie = liar.functions
 
-    def report(registry, subject: str, record: tuple, *, sender: str, at: int) -> dict:
+    def report(registry: Contract, subject: str, record: CycleReport, *, sender: str,
+               at: int) -> TxReceipt:
         return driver.tx(registry.functions.report(subject, record), sender=sender, at=at,
                          gas=REPORT_GAS)
 
@@ -409,14 +421,15 @@ def run(driver: Driver) -> None:
     subjects["controlled"]["floor_version"] = 1
 
 
-def _subject(registry: str, address: str, controller: str, rights: int, operators: dict,
-             story: str) -> dict:
+def _subject(registry: str, address: str, controller: str, rights: int,
+             operators: dict[str, object], story: str) -> dict[str, Any]:
     return {"registry": registry, "address": address, "controller": controller,
             "controller_rights": rights, "operators": operators, "story": story,
             "state_versions": {}}
 
 
-def _version(subject: dict, version: int, commitments, root: bytes | None = None) -> None:
+def _version(subject: dict[str, Any], version: int, commitments: Sequence[bytes],
+             root: bytes | None = None) -> None:
     """Record state version ``version`` (its four commitments and root) in the manifest."""
     computed = state_root(commitments)
     if root is not None and computed != root:
@@ -425,7 +438,7 @@ def _version(subject: dict, version: int, commitments, root: bytes | None = None
         "root": hx(computed), "commitments": [hx(c) for c in commitments]}
 
 
-def _worked_example_record() -> dict:
+def _worked_example_record() -> dict[str, object]:
     return {
         "pre_commitments": [hx(c) for c in EXAMPLE_PRE_COMMITMENTS],
         "pre_root": hx(EXAMPLE_PRE_ROOT),
@@ -513,7 +526,7 @@ def extend(driver: Driver) -> None:
     driver.moment("amm.demand-not-raised")
 
     # -- restore claims on the lying registry (its report skips the "Restore claim" rule)
-    def report(record: tuple) -> None:
+    def report(record: CycleReport) -> None:
         driver.tx(lie.report(example, record), sender=example, gas=REPORT_GAS)
 
     lying = subjects["lying-example"]

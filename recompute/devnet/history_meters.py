@@ -22,8 +22,11 @@ Named moments: ``meter.*``.
 
 from __future__ import annotations
 
-from eth_abi import encode
+from typing import Any
+
+from eth_abi.abi import encode
 from eth_hash.auto import keccak
+from web3.contract import Contract
 
 from recompute.devnet.driver import Driver, HistoryError
 from recompute.devnet.history_amm import hx
@@ -89,7 +92,7 @@ def run(driver: Driver) -> None:
                                   "trees": {"tree-1": lying_tree}}
 
 
-def _reserved_confirmed(driver: Driver, rc, acc) -> dict:
+def _reserved_confirmed(driver: Driver, rc: Contract, acc: list[str]) -> dict[str, Any]:
     principal, reserver = acc[1], acc[2]
     f = rc.functions
     driver.tx(f.openKey(KEY, KEY_CAP), sender=principal, at=START + 600)
@@ -129,7 +132,7 @@ def _reserved_confirmed(driver: Driver, rc, acc) -> dict:
     }
 
 
-def _headroom(driver: Driver, headroom, acc) -> dict:
+def _headroom(driver: Driver, headroom: Contract, acc: list[str]) -> dict[str, Any]:
     principal, operator = acc[1], acc[3]
     f = headroom.functions
     driver.tx(f.openEnvelope(ENVELOPE, operator, PORTFOLIO_VALUE, MAX_TURNOVER),
@@ -148,7 +151,7 @@ def _headroom(driver: Driver, headroom, acc) -> dict:
     }
 
 
-def _mandate(driver: Driver, mandate, acc) -> dict:
+def _mandate(driver: Driver, mandate: Contract, acc: list[str]) -> dict[str, Any]:
     agent, principals = acc[4], (acc[1], acc[2])
     f = mandate.functions
     driver.tx(f.grant(agent, MANDATE_CAPS[0]), sender=principals[0], at=START + 6000)
@@ -169,7 +172,8 @@ def _mandate(driver: Driver, mandate, acc) -> dict:
     }
 
 
-def _trees(driver: Driver, aggregate, lying, acc) -> tuple[dict, dict]:
+def _trees(driver: Driver, aggregate: Contract, lying: Contract,
+           acc: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     issuer, top = acc[1], acc[2]
     agents = {"A": acc[3], "B": acc[4], "C": acc[5]}
     rid = root_id(issuer, SALT)
@@ -188,7 +192,8 @@ def _trees(driver: Driver, aggregate, lying, acc) -> tuple[dict, dict]:
             "periods": [], "draws": []}
     honest, liar = trees[aggregate.address], trees[lying.address]
 
-    def draw(meter, tree, name: str, amount: int, period: int, at: int | None = None,
+    def draw(meter: Contract, tree: dict[str, Any], name: str, amount: int, period: int,
+             at: int | None = None,
              admitted: bool = True, overdraw: bool = False) -> None:
         f = meter.functions
         if overdraw:

@@ -32,11 +32,16 @@ each moment is about. All times are relative to ``driver.now`` at the start.
 
 from __future__ import annotations
 
-from eth_abi import encode
-from eth_hash.auto import keccak
-from web3.logs import DISCARD
+from collections.abc import Iterable
+from typing import Any
 
-from recompute.devnet.driver import Driver, HistoryError
+from eth_abi.abi import encode
+from eth_hash.auto import keccak
+from web3.contract import Contract
+from web3.logs import DISCARD
+from web3.types import EventData, TxReceipt
+
+from recompute.devnet.driver import Driver, HistoryError, Sendable
 
 SECTION = "swarm"
 
@@ -108,13 +113,17 @@ SETTLEMENT_WINDOW = 1_800
 AMENDMENT_EXIT_WINDOW = 900
 
 
+Role = tuple[bytes, int, int, str, bool]  # §3.1 RoleSpec
+Phase = tuple[bytes, bytes, bytes, bytes, int, int, int, bytes]  # §3.1 PhaseSpec
+
+
 def _role(name: str, min_: int, max_: int, eligibility: str = ZERO_ADDR,
-          self_join: bool = False) -> tuple:
+          self_join: bool = False) -> Role:
     return (ROLE_IDS[name], min_, max_, eligibility, self_join)
 
 
 def _phase(name: str, payoff: str, topology: str, coordination: str, boundary: int,
-           admission: int) -> tuple:
+           admission: int) -> Phase:
     return (name.encode().ljust(32, b"\x00"), term("payoff", payoff),
             term("topology", topology), term("coordination", coordination), boundary,
             admission, 0, kid(f"devnet phase {name}"))
@@ -126,8 +135,8 @@ class SwarmHistory:
         self.a = driver.accounts
         self.initiator, self.steward, self.judge = self.a[0], self.a[1], self.a[2]
         self.section = driver.section(SECTION)
-        self.swarms: dict[str, dict] = {}
-        self.moments: dict[str, dict] = {}
+        self.swarms: dict[str, dict[str, Any]] = {}
+        self.moments: dict[str, dict[str, Any]] = {}
 
     # ---------------------------------------------------------------- plumbing
 
@@ -148,12 +157,16 @@ class SwarmHistory:
             "roles": {name: "0x" + rid.hex() for name, rid in ROLE_IDS.items()},
         })
 
-    def tx(self, call, sender: str, at: int | None = None, gas: int | None = None) -> dict:
+    def tx(self, call: Sendable, sender: str, at: int | None = None,
+           gas: int | None = None) -> TxReceipt:
         return self.d.tx(call, sender=sender, at=at, gas=gas)
 
-    def expect(self, receipt: dict, registry, event: str, **args) -> dict:
+    def expect(self, receipt: TxReceipt, registry: Contract, event: str,
+               **args: object) -> EventData:
         """The history guards itself: ``event`` with ``args`` must be in ``receipt``."""
-        for log in registry.events[event]().process_receipt(receipt, errors=DISCARD):
+        logs: Iterable[EventData] = registry.events[event]().process_receipt(receipt,
+                                                                            errors=DISCARD)
+        for log in logs:
             if all(log["args"][k] == v for k, v in args.items()):
                 return log
         raise HistoryError(f"expected {event}{args} in block {receipt['blockNumber']}")
@@ -165,8 +178,9 @@ class SwarmHistory:
 
     # ---------------------------------------------------------------- formation
 
-    def spec(self, name: str, roles: list, phases: list, *, min_members: int,
-             max_members: int, amend_by_initiator: bool = False) -> tuple[tuple, bytes]:
+    def spec(self, name: str, roles: list[Role], phases: list[Phase], *, min_members: int,
+             max_members: int, amend_by_initiator: bool = False
+             ) -> tuple[tuple[object, ...], bytes]:
         """The §3.1 SwarmSpec of a devnet swarm and its specHash."""
         auths = [(A_ADDRESS, self.steward, ZERO32)] * 16
         if amend_by_initiator:  # §11 INITIATOR kind: the initiator holds AMEND
@@ -176,7 +190,8 @@ class SwarmHistory:
                 SETTLEMENT_WINDOW, AMENDMENT_EXIT_WINDOW, kid(f"devnet swarm {name}"))
         return spec, keccak(encode([SPEC_T], [spec]))  # §3.1
 
-    def form(self, name: str, registry, roles: list, phases: list, *, min_members: int,
+    def form(self, name: str, registry: Contract, roles: list[Role], phases: list[Phase], *,
+             min_members: int,
              max_members: int, amend_by_initiator: bool = False,
              hashes: tuple[bytes, bytes, bytes] | None = None) -> bytes:
         """Form a swarm; ``hashes`` = (charterHash, commitmentHash, objectiveHash), the
@@ -190,9 +205,9 @@ class SwarmHistory:
             spec, charter, commitment, f"ipfs://devnet-swarm-{name}/v1", ZERO32,
             (ORIGIN_INITIATOR, ZERO32), objective), self.initiator)
         formed = self.expect(receipt, registry, "SwarmFormed", specHash=spec_hash)
-        swarm_id = formed["args"]["swarmId"]
+        swarm_id: bytes = formed["args"]["swarmId"]
         names = {rid: n for n, rid in ROLE_IDS.items()}
-        modules = {self.allowlist.address: "AllowlistEligibility",
+        modules: dict[str, str] = {self.allowlist.address: "AllowlistEligibility",
                    self.catching.address: "CatchingEligibility"}
         self.swarms[name] = {
             "id": "0x" + swarm_id.hex(),
@@ -222,7 +237,8 @@ class SwarmHistory:
         entry["role_id"] = "0x" + ROLE_IDS[role].hex()
         entry["phase_roles"][str(phase)] = role
 
-    def seat(self, swarm: str, registry, swarm_id: bytes, account: str, role: str) -> None:
+    def seat(self, swarm: str, registry: Contract, swarm_id: bytes, account: str,
+             role: str) -> None:
         """§6.2 member side first (applyToJoin), then the authority side (admit)."""
         f = registry.functions
         self.tx(f.applyToJoin(swarm_id, ROLE_IDS[role], CHARTER[1]), account)

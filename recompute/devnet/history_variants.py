@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import rfc8785
 from eth_hash.auto import keccak
@@ -92,7 +93,7 @@ def extend(driver: Driver) -> None:
     section["revision"] = _revision_unannounced(driver)
 
 
-def _root_not_kept(driver: Driver) -> dict:
+def _root_not_kept(driver: Driver) -> dict[str, Any]:
     acc = driver.accounts
     example = acc[1]
     reg = driver.deploy(ROOT_REGISTRY, sender=acc[0])
@@ -115,7 +116,7 @@ def _root_not_kept(driver: Driver) -> dict:
                          "restores": 1, "root_at_new": hx(bytes(32))}}
 
 
-def _one_above(driver: Driver) -> dict:
+def _one_above(driver: Driver) -> dict[str, Any]:
     acc = driver.accounts
     principal, operator, agent = acc[1], acc[2], acc[4]
     rc = driver.deploy(LYING_RC, sender=acc[0])
@@ -142,7 +143,7 @@ def _one_above(driver: Driver) -> dict:
                         "cap": MANDATE_CAP, "aggregate": MANDATE_CAP + 1}}
 
 
-def _epoch_unaligned(driver: Driver) -> dict:
+def _epoch_unaligned(driver: Driver) -> dict[str, Any]:
     acc = driver.accounts
     issuer, top, leaf_agent = acc[1], acc[2], acc[5]
     meter = driver.deploy(LEAF_METER, sender=acc[0])
@@ -168,12 +169,12 @@ def _epoch_unaligned(driver: Driver) -> dict:
 CHARTER_PACK = PACKS / "pack-objective-differs.json"
 
 
-def _sha256_jcs(value) -> bytes:
+def _sha256_jcs(value: Any) -> bytes:  # a JSON document (a charter pack's)
     """ERC-8447 §4.1: SHA-256 of the RFC 8785 canonical form."""
     return hashlib.sha256(rfc8785.dumps(value)).digest()
 
 
-def _objective_differs(driver: Driver) -> dict:
+def _objective_differs(driver: Driver) -> dict[str, Any]:
     h = driver.state["swarm"]  # the swarm history's registries and accounts
     roles = [_role("worker", 1, 2)]
     phases = [_phase("work", "shared", "partitioned", "leader", GATED, RECRUIT)]
@@ -195,7 +196,7 @@ def _objective_differs(driver: Driver) -> dict:
 REVISION_REGISTRY = "LyingRevisionSwarmRegistry"
 
 
-def _revision_unannounced(driver: Driver) -> dict:
+def _revision_unannounced(driver: Driver) -> dict[str, Any]:
     h = driver.state["swarm"]
     acc = driver.accounts
     libraries = {"SpecLib": "SpecLib", "MembershipLib": "MembershipLib"}

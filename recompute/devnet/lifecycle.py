@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import RecomputeError, UsageError
@@ -91,7 +92,7 @@ MANIFEST_SHAPE = Record(
 MAX_MANIFEST_BYTES = 16 << 20
 
 
-def read_manifest(state_dir: Path) -> dict:
+def read_manifest(state_dir: Path) -> dict[str, Any]:
     """The manifest.json of a state dir: bounded, and every field the commands read checked for
     its type (one UsageError line naming the field)."""
     path = state_dir / "manifest.json"
@@ -100,7 +101,7 @@ def read_manifest(state_dir: Path) -> dict:
     manifest = load_file(path, f"devnet manifest {path}", UsageError,
                          max_bytes=MAX_MANIFEST_BYTES)
     check(manifest, MANIFEST_SHAPE, f"devnet manifest {path}")
-    return manifest
+    return cast(dict[str, Any], manifest)  # check() has walked it against MANIFEST_SHAPE
 
 
 def port_is_free(port: int) -> bool:
@@ -116,7 +117,7 @@ def port_is_free(port: int) -> bool:
 
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
        fresh: bool = False, live: LiveOptions | None = None,
-       preferred_port: int | None = None) -> tuple[dict, bool]:
+       preferred_port: int | None = None) -> tuple[dict[str, Any], bool]:
     """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
     ``live``, the chain goes on at the wall clock (recompute/devnet/live.py).
 
@@ -189,11 +190,11 @@ def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) 
             node.start()
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
+    (state_dir / "anvil.pid").write_text(f"{node.pid}\n")
     return node
 
 
-def _write_manifest(state_dir: Path, manifest: dict) -> None:
+def _write_manifest(state_dir: Path, manifest: dict[str, Any]) -> None:
     path = state_dir / "manifest.json"
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -210,7 +211,7 @@ class LiveOptions:
     cycle: int = 60  # seconds between lies (the stream's "minute"; tests shorten it)
 
 
-def start_producer(state_dir: Path, rpc: str, live: LiveOptions) -> dict:
+def start_producer(state_dir: Path, rpc: str, live: LiveOptions) -> dict[str, Any]:
     """Start the living devnet's producer detached; wait for its first block (the live
     subject's enrolment); returns the manifest's ``live`` section."""
     from recompute.devnet.live import STREAM
@@ -247,7 +248,7 @@ def _start_helper(state_dir: Path, name: str, command: list[str], ready: Path,
     return process.pid
 
 
-def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict:
+def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict[str, Any]:
     """Start the devnet's beacon side detached (recompute/devnet/beacon_serve.py): a beacon
     light-client API signing the anvil chain's blocks with the devnet's sync committee, whose
     keys come from a fixed public seed (say so wherever a devnet pin is shown). ``live``: its
@@ -282,7 +283,7 @@ def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict:
     }
 
 
-def _network_json(genesis_time: int, seconds_per_slot: int) -> dict:
+def _network_json(genesis_time: int, seconds_per_slot: int) -> dict[str, Any]:
     """The devnet's network (recompute.lightclient.params.DEVNET) with the living devnet's
     clock, as ``--network FILE`` reads it."""
     return {"name": "devnet",
@@ -371,13 +372,13 @@ def restart_node(state_dir: Path = DEFAULT_STATE_DIR, pause: float = 0.0,
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start again ({exc}); see "
                           f"{state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.process.pid}\n")
-    new_pid = node.process.pid
+    (state_dir / "anvil.pid").write_text(f"{node.pid}\n")
+    new_pid = node.pid
     node.process = None  # detached, as `up` leaves it
     return new_pid
 
 
-def as_of(node: Anvil) -> dict:
+def as_of(node: Anvil) -> dict[str, Any]:
     """The devnet's own time: its head's. The history has fixed timestamps (identical hashes on
     every machine) and the chain does not move, so a tag (``-b latest``) or follow mode is
     judged with ``--at`` this time (docs/lightclient.md §Clock); its trusted root, the genesis,

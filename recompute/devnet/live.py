@@ -41,9 +41,15 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, load_artifact
+
+if TYPE_CHECKING:
+    from eth_typing import ChecksumAddress
+    from web3.contract import Contract
+    from web3.contract.contract import ContractFunction
 
 LIVE_SUBJECT_ACCOUNT = 8
 CYCLE = 60  # seconds: a lie in each (tests shorten it; the pulse timings scale with it)
@@ -70,8 +76,8 @@ STREAM = {
 
 
 class Producer:
-    def __init__(self, rpc: str, manifest: dict, block_time: int, reorg_every: int | None,
-                 log=None, cycle: int = CYCLE):
+    def __init__(self, rpc: str, manifest: dict[str, Any], block_time: int,
+                 reorg_every: int | None, log: TextIO | None = None, cycle: int = CYCLE):
         self.rpc = rpc
         self.cycle = cycle
         self.pulse_interval = cycle // 3
@@ -85,8 +91,9 @@ class Producer:
         self.subject = acc[LIVE_SUBJECT_ACCOUNT]
         contracts = manifest["contracts"]
 
-        def bound(name: str):
-            return self.w3.eth.contract(address=contracts[name], abi=load_artifact(name)["abi"])
+        def bound(name: str) -> Contract:
+            address: ChecksumAddress = contracts[name]
+            return self.w3.eth.contract(address=address, abi=load_artifact(name)["abi"])
 
         self.lying = bound("LyingMeditationRegistry")
         self.honest = bound("AgentMeditationRegistry")
@@ -105,13 +112,14 @@ class Producer:
 
     # ---- chain access ------------------------------------------------------------------
 
-    def _call(self, method: str, *params):
+    def _call(self, method: str, *params: Any) -> Any:
         return rpc_call(self.rpc, method, list(params))
 
-    def _head(self) -> dict:
-        return self._call("eth_getBlockByNumber", "latest", False)
+    def _head(self) -> dict[str, Any]:
+        head: dict[str, Any] = self._call("eth_getBlockByNumber", "latest", False)
+        return head
 
-    def _emit(self, **event) -> None:
+    def _emit(self, **event: object) -> None:
         self.log.write(json.dumps({"time": round(time.time(), 3), **event}) + "\n")
         self.log.flush()
 
@@ -120,8 +128,9 @@ class Producer:
         self._call("evm_setNextBlockTimestamp", ts)
         return ts
 
-    def _send(self, call, sender: str) -> str:
-        return call.transact({"from": sender, "gas": GAS}).to_0x_hex()
+    def _send(self, call: ContractFunction, sender: str) -> str:
+        sent: str = call.transact({"from": sender, "gas": GAS}).to_0x_hex()
+        return sent
 
     # ---- the stream --------------------------------------------------------------------
 

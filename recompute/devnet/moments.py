@@ -20,6 +20,7 @@ says what it is about.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from recompute.data import PACKS
 from recompute.devnet.driver import HistoryError
@@ -28,14 +29,16 @@ GOOD, BAD = "VERIFIED-GOOD", "VERIFIED-BAD"
 AMM, LYING_AMM = "AgentMeditationRegistry", "LyingMeditationRegistry"
 SWARMS = "SwarmRegistry"
 
-Resolver = Callable[[dict], dict]
+Manifest = dict[str, Any]  # the devnet's manifest (JSON)
+About = dict[str, Any]  # a moment's description: text, recipe, params (a Resolver), verdict
+Resolver = Callable[[Manifest], dict[str, str]]
 
 
 def _amm(subject: str, recipe: str, verdict: str, text: str, layer: int | None = None,
-         vector: str | None = None, **extra) -> dict:
+         vector: str | None = None, **extra: object) -> About:
     lying = subject.startswith("lying")
 
-    def params(m: dict) -> dict:
+    def params(m: Manifest) -> dict[str, str]:
         out = {"subject": m["amm"]["subjects"][subject]["address"].lower()}
         if layer is not None:
             out["layer"] = str(layer)
@@ -48,14 +51,14 @@ def _amm(subject: str, recipe: str, verdict: str, text: str, layer: int | None =
             "verdict": verdict, "vector": vector}
 
 
-def _block(label: str):
+def _block(label: str) -> Callable[[Manifest], int]:
     return lambda m: m["moments"][label]["number"]
 
 
 def _swarm(swarm: str, recipe: str, verdict: str, text: str, account: int | None = None,
            vector: str | None = None, registry: str = SWARMS,
-           expect: dict[str, str] | None = None) -> dict:
-    def params(m: dict) -> dict:
+           expect: dict[str, str] | None = None) -> About:
+    def params(m: Manifest) -> dict[str, str]:
         entry = m["swarm"]["swarms"][swarm]
         out = {"swarm": entry["id"]}
         if recipe in ("sai/roster", "sai/revision"):
@@ -70,20 +73,22 @@ def _swarm(swarm: str, recipe: str, verdict: str, text: str, account: int | None
             "verdict": verdict, "vector": vector}
 
 
-def _key(m: dict) -> str:
-    return m["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"]
+def _key(m: Manifest) -> str:
+    key: str = m["meters"]["reserved_confirmed"]["keys"]["key-1"]["key"]
+    return key
 
 
-def _envelope(m: dict) -> str:
-    return m["meters"]["headroom"]["envelopes"]["envelope-1"]["id"]
+def _envelope(m: Manifest) -> str:
+    envelope: str = m["meters"]["headroom"]["envelopes"]["envelope-1"]["id"]
+    return envelope
 
 
 def _meter(meter: str, contract: str, verdict: str, text: str, shape: str | None = None,
            layout: str | None = None, vector: str | None = None,
-           **params: Callable[[dict], object] | object) -> dict:
+           **params: Callable[[Manifest], object] | object) -> About:
     recipe = "8312/cap-conservation" if shape else "8312/aggregate-budget"
 
-    def resolve(m: dict) -> dict:
+    def resolve(m: Manifest) -> dict[str, str]:
         out = {"shape": shape} if shape else {}
         for key, value in params.items():
             out[key] = str(value(m) if callable(value) else value)
@@ -92,22 +97,24 @@ def _meter(meter: str, contract: str, verdict: str, text: str, shape: str | None
             "layout": layout, "params": resolve, "verdict": verdict, "vector": vector}
 
 
-def _tree(section: str):
+def _tree(section: str) -> Callable[[Manifest], str]:
     return lambda m: m["meters"][section]["trees"]["tree-1"]["root_id"]
 
 
-def _before_draws(m: dict) -> int:
-    return m["moments"]["meter.draw-refused"]["number"] - 20
+def _before_draws(m: Manifest) -> int:
+    refused: int = m["moments"]["meter.draw-refused"]["number"]
+    return refused - 20
 
 
-def _rule_period(m: dict) -> int:
-    return m["meters"]["aggregate_lying"]["trees"]["tree-1"]["rule_period"]["period"]
+def _rule_period(m: Manifest) -> int:
+    period: int = m["meters"]["aggregate_lying"]["trees"]["tree-1"]["rule_period"]["period"]
+    return period
 
 
 _LS, _SS, _SR, _RC = "amm/layer-status", "amm/signal-status", "amm/state-root", "amm/restore-claim"
 _AB, _LAB = "AggregateBudgetMeter", "LyingAggregateBudgetMeter"
 
-ABOUT: dict[str, dict] = {
+ABOUT: dict[str, About] = {
     "amm.enrolled": _amm("example", _SR, GOOD, "four subjects enrolled; the worked example at "
                          "state version 1 with the seed's pre root"),
     "amm.operators-set": _amm("controlled", _SR, GOOD, "the controlled subject's report, pulse "
@@ -298,18 +305,19 @@ ABOUT: dict[str, dict] = {
 
 
 def _variant(recipe: str, contract: str, layout: str | None, text: str,
-             vector: str | None, who: dict, params: Callable[[dict], dict]) -> dict:
+             vector: str | None, who: dict[str, object], params: Resolver) -> About:
     """A moment of ``history_variants``: a lying variant's state no honest contract reaches."""
     return {"text": text, **who, "recipe": recipe, "contract": contract, "layout": layout,
             "params": params, "verdict": BAD, "vector": vector}
 
 
-def _variants(m: dict) -> dict:
-    return m["variants"]
+def _variants(m: Manifest) -> dict[str, Any]:
+    variants: dict[str, Any] = m["variants"]
+    return variants
 
 
-def _one_above_key(kind: str, shape: str):
-    def params(m: dict) -> dict:
+def _one_above_key(kind: str, shape: str) -> Resolver:
+    def params(m: Manifest) -> dict[str, str]:
         entry = _variants(m)["meters"][kind]
         if kind == "mandate":
             return {"shape": shape, "agent": entry["agent"].lower(),
@@ -319,7 +327,7 @@ def _one_above_key(kind: str, shape: str):
     return params
 
 
-VARIANTS: dict[str, dict] = {
+VARIANTS: dict[str, About] = {
     "variant.amm-root-not-kept": _variant(
         _RC, "LyingRootMeditationRegistry", None,
         "a rollback to version 1 whose new version's root the registry did not keep: "
@@ -365,7 +373,7 @@ VARIANTS: dict[str, dict] = {
 ABOUT.update(VARIANTS)
 
 
-def describe(manifest: dict) -> None:
+def describe(manifest: Manifest) -> None:
     """Attach ``about`` (with its parameters resolved against ``manifest``) to every moment."""
     missing = sorted(set(manifest["moments"]) - set(ABOUT))
     if missing:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.core.boundedjson import load_file
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.data import LAYOUTS
 from recompute.layout.solc_output import read as read_solc_output
 from recompute.layout.types import (
@@ -345,8 +345,8 @@ def import_layout(input_json: Any, contract: str | None = None, compiler: str | 
     found = read_solc_output(doc, contract, where)  # every field it reads, type-checked
     name = found.contract
     if name is None:
-        raise UsageError(f"{where}: cannot tell which contract this layout belongs to; "
-                         "pass --contract SOURCE:NAME")
+        raise OptionError("{where}: cannot tell which contract this layout belongs to; pass "
+                          "{contract} SOURCE:NAME", ("contract",), where=where)
     if ":" not in name:
         raise UsageError(f"{where}: contract must be given as SOURCE:NAME, got {name!r:.120}")
     if compiler is not None and found.compiler is not None and compiler != found.compiler:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.core import executables
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 
 # v0.8.22-nightly.2023.10.22+commit.b187d065.Emscripten.clang: release, pre-release tag,
 # commit, build platform (solc's own version string; metadata and Etherscan give a prefix)
@@ -134,14 +134,14 @@ def find_solc(wanted: SolcVersion, what: str, solc: str | None = None, *,
         for package in (place, place / "solc", place / f"solc-{release}"):
             if _is_solc(package, versions):
                 return package
-    named = (f" ({'--solc' if solc is not None else 'RECOMPUTE_SOLC'} names no solc-js {release})"
-             if places else "")
+    named = (f" ({'{solc}' if solc is not None else 'RECOMPUTE_SOLC'} names no solc-js "
+             "{release})" if places else "")
     if not wanted.is_release:
-        raise UsageError(
-            f"{what}: compiler {wanted.full}{wanted.build} is not a release build, and npm's "
-            f"solc-js has release builds only{named}: give a solc-js package of exactly that "
-            "build with --solc PATH, or compile with it yourself and import the standard-JSON "
-            "output")
+        raise OptionError(
+            "{what}: compiler {compiler} is not a release build, and npm's solc-js has release "
+            "builds only" + named + ": give a solc-js package of exactly that build with {solc} "
+            "PATH, or compile with it yourself and import the standard-JSON output", ("solc",),
+            what=what, compiler=f"{wanted.full}{wanted.build}", release=release)
     entry = cache_dir() / release
     try:
         if entry.is_dir() and not entry.is_symlink() and not any(entry.iterdir()):
@@ -153,11 +153,12 @@ def find_solc(wanted: SolcVersion, what: str, solc: str | None = None, *,
     if install is None:
         install = os.environ.get("RECOMPUTE_SOLC_OFFLINE", "") not in ("1", "true", "yes")
     if not install:
-        raise UsageError(
-            f"{what}: solc {release} is not installed{named} and RECOMPUTE_SOLC_OFFLINE forbids "
-            f"installing it: unset RECOMPUTE_SOLC_OFFLINE (recompute installs solc@{release} "
-            f"into {cache_dir()}), or run `npm install --prefix DIR solc@{release}` and give "
-            "DIR/node_modules with --solc")
+        raise OptionError(
+            "{what}: solc {release} is not installed" + named + " and RECOMPUTE_SOLC_OFFLINE "
+            "forbids installing it: unset RECOMPUTE_SOLC_OFFLINE (recompute installs "
+            "solc@{release} into {cache}), or run `npm install --prefix DIR solc@{release}` and "
+            "give DIR/node_modules with {solc}", ("solc",), what=what, release=release,
+            cache=cache_dir())
     return install_solc(release, what)
 
 
@@ -266,19 +267,20 @@ def npm_reason(output: str) -> tuple[str, str | None]:
     return reason, code
 
 
-def _npm_failed(release: str, what: str, output: str) -> UsageError:
+def _npm_failed(release: str, what: str, output: str) -> OptionError:
     reason, code = npm_reason(output)
     said = f"npm {code}: " if code else "npm: "
     said += reason.rstrip(".")
     if code in ("ETARGET", "E404"):
         todo = ("check the compiler version the source names (npm's solc has release versions "
-                "only); a compiler npm does not have can be given with --solc PATH")
+                "only); a compiler npm does not have can be given with {solc} PATH")
     elif code in _NETWORK or any(c in output for c in _NETWORK):
-        todo = (f"npm could not reach its registry: connect and run again, or install solc-js "
-                f"{release} yourself and give it with --solc PATH")
+        todo = ("npm could not reach its registry: connect and run again, or install solc-js "
+                "{release} yourself and give it with {solc} PATH")
     else:
-        todo = f"install solc-js {release} yourself and give it with --solc PATH"
-    return UsageError(f"{what}: solc {release} cannot be installed: {said}; {todo}")
+        todo = "install solc-js {release} yourself and give it with {solc} PATH"
+    return OptionError("{what}: solc {release} cannot be installed: {said}; " + todo, ("solc",),
+                       what=what, release=release, said=said)
 
 
 def install_solc(release: str, what: str) -> Path:
@@ -286,16 +288,19 @@ def install_solc(release: str, what: str) -> Path:
     then moved into place; nothing is left behind when it fails."""
     npm = executables.on_path("npm")
     if npm is None:
-        raise UsageError(f"{what}: solc {release} is not installed and npm was not found on PATH "
-                         "(install Node.js, or give a solc-js package with --solc PATH)")
+        raise OptionError("{what}: solc {release} is not installed and npm was not found on "
+                          "PATH (install Node.js, or give a solc-js package with {solc} PATH)",
+                          ("solc",), what=what, release=release)
     root = cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         work = Path(tempfile.mkdtemp(prefix=f".install-{release}-", dir=root))
     except OSError as exc:
-        raise UsageError(f"{what}: solc {release} cannot be installed: the cache folder {root} "
-                         f"cannot be written ({exc.strerror or exc}); set XDG_CACHE_HOME to a "
-                         "folder of yours, or give a solc-js package with --solc PATH") from None
+        raise OptionError("{what}: solc {release} cannot be installed: the cache folder {root} "
+                          "cannot be written ({problem}); set XDG_CACHE_HOME to a folder of "
+                          "yours, or give a solc-js package with {solc} PATH", ("solc",),
+                          what=what, release=release, root=root,
+                          problem=exc.strerror or exc) from None
     try:
         try:
             done = subprocess.run(
@@ -365,10 +370,11 @@ def compile_standard_json(package: Path, standard_input: dict[str, Any], wanted:
     ran_text = answer.get("version")
     ran = parse_version(ran_text, f"{what}: the solc-js at {package}")
     if not wanted.ran_as(ran):
-        raise UsageError(
-            f"{what}: the source names compiler {wanted.full}, but the solc-js at {package} is "
-            f"{str(ran_text)[:80]}: not that build, so its layout would not be the source's; "
-            "give exactly that build with --solc PATH")
+        raise OptionError(
+            "{what}: the source names compiler {full}, but the solc-js at {package} is "
+            "{ran}: not that build, so its layout would not be the source's; give exactly that "
+            "build with {solc} PATH", ("solc",), what=what, full=wanted.full, package=package,
+            ran=str(ran_text)[:80])
     output = answer.get("output")
     if not isinstance(output, dict):
         raise UsageError(f"{what}: solc {release} gave no output object")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recompute.core.boundedjson import loads
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 
 
 @dataclass(frozen=True)
@@ -150,8 +150,9 @@ def _choose(found: dict[str, Any], contract: str | None, origin: str) -> tuple[s
     if contract is None:
         if len(found) == 1:
             return next(iter(found.items()))
-        raise UsageError(f"{origin}: several contracts have a storage layout; choose one with "
-                         f"--contract ({', '.join(sorted(found))})"[:600])
+        raise OptionError("{origin}: several contracts have a storage layout; choose one with "
+                          "{contract} ({found})", ("contract",), origin=origin,
+                          found=", ".join(sorted(found))[:500])
     if contract in found:
         return contract, found[contract]
     matches = [k for k in found if k.split(":")[-1] == contract]

@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from recompute.core import boundedjson
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.core.keccak import keccak256
 from recompute.layout.solc import SolcVersion, compile_standard_json, find_solc, parse_version
 from recompute.layout.solc_output import compilation_target, standard_json_layouts
@@ -314,8 +314,9 @@ def _find_target(sources: dict[str, str], name: str, origin: str) -> tuple[str, 
     found = [path for path, text in sources.items() if pattern.search(text)]
     if len(found) != 1:
         where = "no source" if not found else f"{len(found)} sources"
-        raise UsageError(f"{origin}: {where} declare contract {name}; name it with "
-                         "--contract SOURCE:NAME")
+        raise OptionError("{origin}: {where} declare contract {name}; name it with "
+                          "{contract} SOURCE:NAME", ("contract",), origin=origin, where=where,
+                          name=name)
     return found[0], name
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, PayloadHeader, aged, by_payload_header
 from recompute.core.clock import SYSTEM, Clock, span
-from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.errors import OptionError, Unverifiable, literal
 from recompute.core.source import ProofSource
 from recompute.lightclient.sync import ExecutionHeader, LightClientStore, execution_header
 
@@ -72,7 +72,8 @@ def choose(store: LightClientStore, block: int | str | None) -> tuple[ExecutionH
     if block == "latest":
         return store.optimistic_execution(), None
     if not isinstance(block, int):
-        raise UsageError(f"--block {block!r}: with --beacon give N, finalized, safe or latest")
+        raise OptionError("{block} {text!r}: with {beacon} give N, finalized, safe or latest",
+                          ("block", "beacon"), text=block)
     finalized = store.finalized_execution()
     if block <= finalized.block_number:
         return finalized, block
@@ -114,9 +115,9 @@ def check_current(store: LightClientStore, pinned: ExecutionHeader, clock: Clock
     (phase0 fork-choice §get_current_slot, from the network's genesis time) minus the
     header's."""
     if pinned.finalized:
-        bound, option, what = clock.max_anchor_age, "--max-anchor-age", "finalized"
+        bound, option, what = clock.max_anchor_age, "max_anchor_age", "finalized"
     else:
-        bound, option, what = clock.max_head_age, "--max-head-age", "optimistic"
+        bound, option, what = clock.max_head_age, "max_head_age", "optimistic"
     age = clock.age(pinned.timestamp)
     if age <= bound:
         return
@@ -126,8 +127,8 @@ def check_current(store: LightClientStore, pinned: ExecutionHeader, clock: Clock
         lag = network.slot_at_time(clock.now()) - pinned.beacon_slot
         slots = f", {lag} slots behind the current slot"
     clock.check_fresh(pinned.timestamp, bound,
-                      f"the light client's {what} block {pinned.block_number} (beacon slot "
-                      f"{pinned.beacon_slot}{slots})", option)
+                      literal(f"the light client's {what} block {pinned.block_number} (beacon "
+                              f"slot {pinned.beacon_slot}{slots})"), option)
 
 
 def weak_subjectivity_seconds(store: LightClientStore) -> int:
@@ -148,7 +149,9 @@ def check_checkpoint(store: LightClientStore, clock: Clock, what: str = "trusted
     if age > bound:
         raise Unverifiable(
             "stale-anchor",
-            f"the {what} (beacon slot {header.beacon_slot}, block {header.block_number}) is "
-            f"{span(age)} old by the {clock.kind} clock, more than the weak-subjectivity bound "
-            f"{span(bound)} ({MIN_VALIDATOR_WITHDRAWABILITY_DELAY} epochs): take a recent "
-            "trusted root, or give --accept-old-checkpoint if you know this one is safe")
+            literal(f"the {what} (beacon slot {header.beacon_slot}, block {header.block_number}) "
+                    f"is {span(age)} old by the {clock.kind} clock, more than the "
+                    f"weak-subjectivity bound {span(bound)} "
+                    f"({MIN_VALIDATOR_WITHDRAWABILITY_DELAY} epochs): take a recent trusted "
+                    "root, or give ") + "{accept_old_checkpoint} if you know this one is safe",
+            ("accept_old_checkpoint",))

@@ -8,9 +8,9 @@ and ``usage`` (a bad argument or network file: exit 64).
 
 from __future__ import annotations
 
-from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.errors import OptionError, Unverifiable, UsageError
 
-__all__ = ["Unverifiable", "UsageError", "invalid", "malformed", "one_line"]
+__all__ = ["OptionError", "Unverifiable", "UsageError", "invalid", "malformed", "one_line"]
 
 MALFORMED = "rpc-malformed"
 INVALID = "invalid-consensus-proof"

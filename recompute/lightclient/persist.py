@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from recompute.core.schema import Record, Text, check
-from recompute.lightclient.errors import UsageError
+from recompute.lightclient.errors import OptionError, UsageError
 from recompute.lightclient.params import LC_FORKS, Network
 from recompute.lightclient.proofs import is_valid_light_client_header
 from recompute.lightclient.ssz import (
@@ -89,15 +89,16 @@ def store_to_json(store: LightClientStore, trusted_root: bytes) -> dict[str, Any
 
 
 def store_from_json(document: object, network: Network, trusted_root: bytes,
-                    where: str = "--lc-store") -> LightClientStore:
+                    where: str = "the light-client store") -> LightClientStore:
     """The store a :func:`store_to_json` document holds, for ``network`` and ``trusted_root``
     only. Every problem is one line (``UsageError``: the file is the user's)."""
     check(document, _SHAPE, where)
     document = cast(dict[str, Any], document)  # check() has walked it against _SHAPE
     if document["trusted_root"] != _hex(trusted_root):
-        raise UsageError(f'{where}: field "trusted_root": the store was synced from trusted root '
-                         f"{document['trusted_root']}, not {_hex(trusted_root)}: give its root, "
-                         "or another --lc-store")
+        raise OptionError('{where}: field "trusted_root": the store was synced from trusted '
+                          "root {stored}, not {given}: give its root, or another {lc_store}",
+                          ("lc_store",), where=where, stored=document["trusted_root"],
+                          given=_hex(trusted_root))
     if document["network"] != network.name:
         raise UsageError(f'{where}: field "network": the store is for network '
                          f"{document['network']}, not {network.name}")

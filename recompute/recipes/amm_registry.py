@@ -7,7 +7,7 @@ Storage names are the reference registry's (``layouts/amm-registry.json``): ``he
 
 from __future__ import annotations
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError
 from recompute.recipes.framework import Param, Params
 
 LAYOUT = "amm-registry"
@@ -19,5 +19,6 @@ def layer_index(p: Params) -> int:
     """The ``layer`` parameter, refused outside 0..3 (AMM §Layers: four fixed layers)."""
     layer: int = p["layer"]
     if not 0 <= layer <= 3:
-        raise UsageError(f"--param layer={layer}: a layer index is 0..3 (AMM §Layers)")
+        raise OptionError("{param} layer={layer}: a layer index is 0..3 (AMM §Layers)",
+                          ("param",), layer=layer)
     return layer

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
 from recompute.recipes.amm_commitments import compute_root
@@ -114,10 +114,10 @@ class RestoreClaim(Recipe):
         else:
             records = [r for r in records if r["restores_version"] != 0]
         if len(records) != 1:
-            raise UsageError(
-                f"block {p['block']} holds {len(records)} matching CycleRecorded event(s) for "
-                f"{subject} with a restore claim; name one with --param seq=N"
-            )
+            raise OptionError(
+                "block {block} holds {count} matching CycleRecorded event(s) for {subject} with "
+                "a restore claim; name one with {param} seq=N", ("param",), block=p["block"],
+                count=len(records), subject=subject)
         record = records[0]
         if not self.has_claim(record):
             return Derivation(False, {"restores_version": 0, "seq": record["seq"]},

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
 from recompute.recipes.erc8312_meters import LOG_BOUND, METER_BOUND, bytes32
@@ -169,8 +169,8 @@ class AggregateBudget(Recipe):
     def plan(self, p: Params, clock: Clock) -> Plan:
         root, period = p["root"], p["period"]
         if p["from_block"] > clock.number:
-            raise UsageError(f"--param from_block={p['from_block']} is after the pinned block "
-                             f"{clock.number}")
+            raise OptionError("{param} from_block={first} is after the pinned block {number}",
+                              ("param",), first=p["from_block"], number=clock.number)
         spent_path, cap_path = f"spentRoot[{root}][{period}]", f"cap[{root}]"
         length_path, anchor_path = f"periodLength[{root}]", f"periodAnchor[{root}]"
         got = yield Reads([spent_path, cap_path, length_path, anchor_path])

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.layout.slots import mapping_slot, offset_slot
 from recompute.recipes.erc8312_meters import METER_BOUND, WORD, bytes32
 from recompute.recipes.framework import (
@@ -52,17 +52,18 @@ def parse_shape(text: str) -> Shape:
     if m := re.fullmatch(rf"cap:{_NUMBER}", text):
         cap = int(m[1], 0)
         if cap >= WORD:
-            raise UsageError(f"--param shape={text}: the cap does not fit in a uint256")
+            raise OptionError("{param} shape={text}: the cap does not fit in a uint256",
+                              ("param",), text=text)
         return Shape("cap", cap=cap)
     if m := re.fullmatch(rf"struct:{_NUMBER}:{_NUMBER}:{_NUMBER}", text):
         s, a, c = (int(g, 0) for g in m.groups())
         if s >= WORD or a >= WORD or c >= WORD:
-            raise UsageError(f"--param shape={text}: S, A and C are uint256 slot numbers")
+            raise OptionError("{param} shape={text}: S, A and C are uint256 slot numbers",
+                              ("param",), text=text)
         return Shape("struct", slot=s, aggregate=a, cap_offset=c)
-    raise UsageError(
-        f"--param shape={text!r} is not cap:N, struct:S:A:C or one of "
-        f"{', '.join(NAMED_SHAPES)} (ERC-8312 thread, 8312/cap-conservation)"
-    )
+    raise OptionError(
+        "{param} shape={text!r} is not cap:N, struct:S:A:C or one of {named} (ERC-8312 thread, "
+        "8312/cap-conservation)", ("param",), text=text, named=", ".join(NAMED_SHAPES))
 
 
 def cap_slots(key: bytes) -> tuple[int, int]:
@@ -103,8 +104,8 @@ class CapConservation(Recipe):
         Param("key", "bytes32", "the cursor / envelope key (not for shape=mandate)",
               required=False),
         Param("shape", "str", "cap:N | struct:S:A:C | reserved-confirmed | headroom (with "
-              "--layout meter-headroom) | mandate (with --layout meter-mandate) | "
-              "aggregate-budget (with --layout meter-aggregate-budget)"),
+              "the layout meter-headroom) | mandate (with the layout meter-mandate) | "
+              "aggregate-budget (with the layout meter-aggregate-budget)"),
         Param("agent", "address", "shape=mandate: the mandate's agent", required=False),
         Param("principal", "address", "shape=mandate: the mandate's principal",
               required=False),
@@ -122,18 +123,19 @@ class CapConservation(Recipe):
         shape = parse_shape(p["shape"])
         if shape.kind == "mandate":
             if p["agent"] is None or p["principal"] is None:
-                raise UsageError("shape=mandate needs --param agent=… and --param principal=… "
-                                 "(a RAMS mandate is keyed (agent, principal))")
+                raise OptionError("shape=mandate needs {param} agent=… and {param} principal=… "
+                                  "(a RAMS mandate is keyed (agent, principal))", ("param",))
             if p["key"] is not None:
                 raise UsageError("shape=mandate takes agent and principal, not a key")
         else:
             if p["key"] is None:
-                raise UsageError(f"shape={p['shape']} needs --param key=<bytes32>")
+                raise OptionError("shape={shape} needs {param} key=<bytes32>", ("param",),
+                                  shape=p["shape"])
             if p["agent"] is not None or p["principal"] is not None:
                 raise UsageError("agent and principal are parameters of shape=mandate only")
         if (shape.kind == "aggregate-budget") != (p["period"] is not None):
-            raise UsageError("shape=aggregate-budget needs --param period=N (and key = the "
-                             "rootId); period belongs to that shape only")
+            raise OptionError("shape=aggregate-budget needs {param} period=N (and key = the "
+                              "rootId); period belongs to that shape only", ("param",))
         return shape
 
     def plan(self, p: Params, clock: Clock) -> Plan:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeAlias, TypeVar
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError, literal
 
 # ---- what a plan yields -------------------------------------------------------------------
 
@@ -135,6 +135,11 @@ Struct: TypeAlias = Mapping[str, Any]
 _KINDS = ("address", "uint", "int", "bytes32", "str", "file", "bool")
 
 
+def _bad_param(name: str, text: str, what: str) -> OptionError:
+    """``--param NAME=TEXT`` and what is wrong with it, the option worded by the caller."""
+    return OptionError("{param} " + literal(name) + "={text!r}" + what, ("param",), text=text)
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -145,31 +150,30 @@ class Param:
 
     def parse(self, text: str) -> Any:
         """A value given on the command line as text."""
-        where = f"--param {self.name}"
         if self.kind == "address":
             if not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
-                raise UsageError(f"{where}={text!r} is not an address (0x + 40 hex digits)")
+                raise _bad_param(self.name, text, " is not an address (0x + 40 hex digits)")
             return "0x" + text[2:].lower()
         if self.kind in ("uint", "int"):
             try:
                 value = int(text, 0)
             except ValueError:
-                raise UsageError(f"{where}={text!r} is not an integer") from None
+                raise _bad_param(self.name, text, " is not an integer") from None
             if self.kind == "uint" and not 0 <= value < 1 << 256:
-                raise UsageError(f"{where}={text!r} is not a uint256")
+                raise _bad_param(self.name, text, " is not a uint256")
             return value
         if self.kind == "bytes32":
             if not re.fullmatch(r"0x[0-9a-fA-F]{64}", text):
-                raise UsageError(f"{where}={text!r} is not 32 bytes of 0x-hex")
+                raise _bad_param(self.name, text, " is not 32 bytes of 0x-hex")
             return "0x" + text[2:].lower()
         if self.kind == "bool":
             if text.lower() not in ("true", "false", "1", "0"):
-                raise UsageError(f"{where}={text!r} is not true/false")
+                raise _bad_param(self.name, text, " is not true/false")
             return text.lower() in ("true", "1")
         if self.kind == "file":
             path = Path(text)
             if not path.is_file():
-                raise UsageError(f"{where}={text!r}: no such file")
+                raise _bad_param(self.name, text, ": no such file")
             return path
         return text
 
@@ -260,7 +264,7 @@ class Recipe:
         --tamper`` checks that every vector of this recipe tells each one apart)."""
         return {}
 
-    def parse_expect(self, given: dict[str, str], where: str = "--expect") -> dict[str, str]:
+    def parse_expect(self, given: dict[str, str], where: str = "expect") -> dict[str, str]:
         """Expected derived values checked against :attr:`outputs`; their canonical text.
         A recipe that declares no outputs (a user's) gets its values compared as written."""
         if not self.outputs:
@@ -286,7 +290,8 @@ class Recipe:
             if param.name in given:
                 out[param.name] = param.parse(given[param.name])
             elif param.required and param.default is None:
-                raise UsageError(f"{self.name} needs --param {param.name}=… ({param.help})")
+                raise OptionError("{name} needs {param} {key}=… ({help})", ("param",),
+                                  name=self.name, key=param.name, help=param.help)
             else:
                 out[param.name] = param.default
         return out
@@ -368,7 +373,8 @@ def _load_user_module(path: Path) -> None:
 
     files = sorted(path.glob("*.py")) if path.is_dir() else [path]
     if not files or not all(f.is_file() for f in files):
-        raise UsageError(f"--recipes {path}: no such recipe module or folder")
+        raise OptionError("{recipes} {path}: no such recipe module or folder", ("recipes",),
+                          path=path)
     for file in files:
         name = f"recompute_user_recipes.{file.stem}"
         if name in sys.modules:

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
-from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.errors import OptionError, Unverifiable, UsageError
 from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.memo import memo_for
 from recompute.core.outcome import Outcome, block_evidence
@@ -800,10 +800,9 @@ def _outcome(block: AnchoredBlock, job: Job, runner: Runner, derivation: Derivat
         results = []
         for key, text in expect.items():
             if key not in derived:
-                raise UsageError(
-                    f"--expect {key}: {recipe.name} derives no {key!r} "
-                    f"(it derives: {', '.join(derived)})"
-                )
+                raise OptionError(
+                    "{expect} {key}: {name} derives no {key!r} (it derives: {derived})",
+                    ("expect",), key=key, name=recipe.name, derived=", ".join(derived))
             got = normalise(derived[key])
             results.append({"key": key, "expected": text, "derived": got,
                             "holds": expectation_holds(derived[key], text)})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
 from recompute.recipes.framework import (
@@ -255,11 +255,11 @@ class Roster(Recipe):
         record, roles = record_fields(got, base, LAZY_FIELDS), got[roles_path]
         formed: list[ProvenLog] = yield Logs(SWARM_FORMED, start, (topic,))
         if record["state"] != 0 and not formed:
-            raise UsageError(
-                f"no SwarmFormed event of {p['swarm']} from block {start} on: the swarm was "
-                f"formed earlier, so admissions before block {start} would be missed; give "
-                f"--param from_block at or before its formation"
-            )
+            raise OptionError(
+                "no SwarmFormed event of {swarm} from block {start} on: the swarm was formed "
+                "earlier, so admissions before block {start} would be missed; give {param} "
+                "from_block at or before its formation", ("param",), swarm=p["swarm"],
+                start=start)
         admitted: list[ProvenLog] = yield Logs(MEMBER_ACTIVATED, start, (topic,))
         accounts = sorted({"0x" + log.topics[2][12:].hex() for log in admitted})
         gen = record["rosterPhase"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import Clock, Param, Params
 
@@ -73,8 +73,8 @@ def from_block(p: Params, clock: Clock) -> int:
     """The ``from_block`` parameter, refused above the pinned block."""
     start: int = p["from_block"]
     if start > clock.number:
-        raise UsageError(f"--param from_block={start} is above the pinned block "
-                         f"{clock.number}")
+        raise OptionError("{param} from_block={first} is above the pinned block {number}",
+                          ("param",), first=start, number=clock.number)
     return start
 
 

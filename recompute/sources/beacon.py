@@ -40,7 +40,14 @@ from recompute.lightclient import (
     decode_optimistic_update,
     decode_updates,
 )
-from recompute.lightclient.errors import Unverifiable, UsageError, invalid, malformed, one_line
+from recompute.lightclient.errors import (
+    OptionError,
+    Unverifiable,
+    UsageError,
+    invalid,
+    malformed,
+    one_line,
+)
 
 MAX_BODY_BYTES = 16 << 20  # a mainnet period's update is ~50 KiB; 128 of them fit
 MAX_JSON_DEPTH = 32
@@ -54,12 +61,13 @@ def check_beacon_url(url: str) -> str:
     parsed = urlparse(url) if isinstance(url, str) else None
     if (parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname
             or any(ch.isspace() or ord(ch) < 32 for ch in url)):
-        raise UsageError(f"--beacon {one_line(repr(url), 80)} is not an http(s) URL "
-                         "(e.g. http://127.0.0.1:5052)")
+        raise OptionError("{beacon} {url} is not an http(s) URL (e.g. http://127.0.0.1:5052)",
+                          ("beacon",), url=one_line(repr(url), 80))
     try:
         parsed.port  # noqa: B018 -- raises ValueError on a bad port
     except ValueError:
-        raise UsageError(f"--beacon {one_line(repr(url), 80)} has an invalid port") from None
+        raise OptionError("{beacon} {url} has an invalid port", ("beacon",),
+                          url=one_line(repr(url), 80)) from None
     return url.rstrip("/")
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from recompute.core.boundedjson import loads as bounded_loads
-from recompute.core.errors import Unverifiable, UsageError, malformed
+from recompute.core.errors import OptionError, Unverifiable, malformed
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a block of receipts is a few MB on mainnet
 # Calls in one JSON-RPC batch: more go in several batches (providers cap a batch at 100-1000).
@@ -52,13 +52,14 @@ def check_url(url: str) -> str:
         parsed = urlparse(url)
         parsed.hostname  # noqa: B018 -- raises ValueError on 'http://[::1'
     except ValueError:
-        raise UsageError(f"--rpc {url!r} is not a valid URL") from None
+        raise OptionError("{rpc} {url!r} is not a valid URL", ("rpc",), url=url) from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise UsageError(f"--rpc {url!r} is not an http(s) URL (e.g. http://127.0.0.1:8545)")
+        raise OptionError("{rpc} {url!r} is not an http(s) URL (e.g. http://127.0.0.1:8545)",
+                          ("rpc",), url=url)
     try:
         parsed.port  # noqa: B018 -- raises ValueError on a bad port
     except ValueError:
-        raise UsageError(f"--rpc {url!r} has an invalid port") from None
+        raise OptionError("{rpc} {url!r} has an invalid port", ("rpc",), url=url) from None
     return url
 
 
@@ -86,8 +87,9 @@ def endpoint_addresses(url: str) -> frozenset[tuple[str, int]]:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError, OSError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"--rpc {url}: the host {host!r} does not resolve ({reason}); a "
-                         "quorum compares the addresses of its endpoints") from None
+        raise OptionError("{rpc} {url}: the host {host!r} does not resolve ({reason}); a "
+                          "quorum compares the addresses of its endpoints", ("rpc",), url=url,
+                          host=host, reason=reason) from None
     out = set()
     for *_, sockaddr in found:
         address = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
 from recompute.vectors.format import (
@@ -239,5 +239,5 @@ def _nearest_suite(file: Path) -> Path:
     for folder in file.resolve().parents:
         if (folder / "suite.json").is_file():
             return folder / "suite.json"
-    raise UsageError(f"{file}: no suite.json in its folder or above; give --suite PATH (a new "
-                     "one is created)")
+    raise OptionError("{file}: no suite.json in its folder or above; give {suite} PATH (a new "
+                      "one is created)", ("suite",), file=file)

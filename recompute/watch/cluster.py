@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.watch.linking import SEGMENT_FAILED
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 from recompute.watch.worker_pool import LocalProcesses
@@ -81,38 +81,43 @@ def cluster_target(url: str, *, insecure: bool = False, ca: str | None = None,
     except ValueError:
         port = None
     if parsed.scheme not in ("tls", "tcp") or not parsed.hostname or port is None:
-        raise UsageError(f"--cluster {url}: give tls://HOST:PORT (Dask with TLS; tcp://HOST:PORT "
-                         "on this machine only)")
-    given = {"--cluster-ca": ca, "--cluster-cert": cert, "--cluster-key": key}
+        raise OptionError("{cluster} {url}: give tls://HOST:PORT (Dask with TLS; tcp://HOST:PORT "
+                          "on this machine only)", ("cluster",), url=url)
+    given = {"cluster_ca": ca, "cluster_cert": cert, "cluster_key": key}
     if parsed.scheme == "tcp":
         named = [name for name, value in given.items() if value is not None]
         if named:
-            raise UsageError(f"{named[0]} is for a tls:// cluster, not {url}")
+            raise OptionError("{" + named[0] + "} is for a tls:// cluster, not {url}", (named[0],),
+                              url=url)
         if not insecure and not _loopback(parsed.hostname, port):
-            raise UsageError(
-                f"--cluster {url}: plain tcp is unauthenticated pickle (whoever answers runs "
-                "code here); use tls://HOST:PORT with --cluster-ca/--cluster-cert/"
-                "--cluster-key, or add --insecure-cluster on a network you trust")
+            raise OptionError(
+                "{cluster} {url}: plain tcp is unauthenticated pickle (whoever answers runs code "
+                "here); use tls://HOST:PORT with {cluster_ca}/{cluster_cert}/{cluster_key}, or "
+                "add {insecure_cluster} on a network you trust",
+                ("cluster", "cluster_ca", "cluster_cert", "cluster_key", "insecure_cluster"),
+                url=url)
         return ClusterTarget(text)
     if insecure:
-        raise UsageError("--insecure-cluster is for a plain tcp:// cluster; a tls:// one is "
-                         "authenticated")
+        raise OptionError("{insecure_cluster} is for a plain tcp:// cluster; a tls:// one is "
+                          "authenticated", ("insecure_cluster",))
     if ca is None and cert is None and key is None:
         from dask import config
 
         missing = [name for name, setting in _TLS_CONFIG.items() if name != "key"
                    and not config.get(setting, None)]
         if missing:
-            raise UsageError(f"--cluster {url} needs --cluster-ca, --cluster-cert and "
-                             "--cluster-key (or Dask's distributed.comm.tls.ca-file, "
-                             ".client.cert and .client.key configuration)")
+            raise OptionError("{cluster} {url} needs {cluster_ca}, {cluster_cert} and "
+                              "{cluster_key} (or Dask's distributed.comm.tls.ca-file, "
+                              ".client.cert and .client.key configuration)",
+                              ("cluster", "cluster_ca", "cluster_cert", "cluster_key"), url=url)
         return ClusterTarget(text)
     if ca is None or cert is None:
-        raise UsageError(f"--cluster {url} needs --cluster-ca and --cluster-cert (and "
-                         "--cluster-key unless the certificate file holds the key)")
+        raise OptionError("{cluster} {url} needs {cluster_ca} and {cluster_cert} (and "
+                          "{cluster_key} unless the certificate file holds the key)",
+                          ("cluster", "cluster_ca", "cluster_cert", "cluster_key"), url=url)
     for name, value in given.items():
         if value is not None and not Path(value).is_file():
-            raise UsageError(f"{name} {value}: no such file")
+            raise OptionError("{" + name + "} {value}: no such file", (name,), value=value)
     return ClusterTarget(text, ca, cert, key)
 
 
@@ -126,7 +131,8 @@ def _loopback(host: str, port: int) -> bool:
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError, OSError) as exc:
-        raise UsageError(f"--cluster: the host {host!r} does not resolve ({exc})") from None
+        raise OptionError("{cluster}: the host {host!r} does not resolve ({exc})", ("cluster",),
+                          host=host, exc=exc) from None
     return all(ipaddress.ip_address(str(a[-1][0]).split("%")[0]).is_loopback for a in found)
 
 
@@ -146,15 +152,16 @@ class DaskExecutor:
         try:
             from distributed import Client
         except ImportError:
-            raise UsageError("--cluster needs dask.distributed: "
-                             "pip install 'dask[distributed]'") from None
+            raise OptionError("{cluster} needs dask.distributed: "
+                              "pip install 'dask[distributed]'", ("cluster",)) from None
         try:
             self.client = Client(cluster.url, timeout=CONNECT_TIMEOUT,
                                  security=cluster.security(), set_as_default=False)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            raise UsageError(f"--cluster {cluster.url}: no Dask scheduler answered "
-                             f"({str(exc).splitlines()[0] if str(exc) else exc!r})"
-                             ) from None
+            raise OptionError("{cluster} {url}: no Dask scheduler answered ({said})",
+                              ("cluster",), url=cluster.url,
+                              said=str(exc).splitlines()[0] if str(exc) else repr(exc)
+                              ) from None
         self.where = f"the Dask cluster {cluster.url}"
         self.audit_id = uuid.uuid4().hex[:12]
 

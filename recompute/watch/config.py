@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recompute.core.boundedjson import MAX_DEPTH, nesting_depth
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError, within
 from recompute.core.hexdata import parse_address
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout, load_layout
@@ -79,12 +79,13 @@ def load_config(path: str | Path, recipe_paths: list[str] | tuple[str, ...] = ()
     path = Path(path)
     try:
         if not path.is_file():
-            raise UsageError(f"--config {path}: no such file" if not path.exists()
-                             else f"--config {path}: not a file")
+            raise OptionError("{config} {path}: no such file" if not path.exists()
+                              else "{config} {path}: not a file", ("config",), path=path)
         with path.open("rb") as handle:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
+        raise OptionError("{config} {path}: {problem}", ("config",), path=path,
+                          problem=exc.strerror or exc) from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
     try:
@@ -145,9 +146,9 @@ def _declared_recipes_named(path: Path, declared: list[str],
     for entry in declared:
         real = os.path.realpath(_relative(path, entry))
         if real not in named:
-            raise UsageError(f"{path} names recipe code in {real}: recompute runs recipe code "
-                             f"only from paths you name; add --recipes {shlex.quote(real)} to "
-                             "run it")
+            raise OptionError("{path} names recipe code in {real}: recompute runs recipe code "
+                              "only from paths you name; add {recipes} {quoted} to run it",
+                              ("recipes",), path=path, real=real, quoted=shlex.quote(real))
 
 
 def _parse_check(entry: object, index: int, path: Path, extra: list[str],
@@ -167,7 +168,7 @@ def _parse_check(entry: object, index: int, path: Path, extra: list[str],
     try:
         return _build(entry, name, path, extra, layouts)
     except UsageError as exc:
-        raise UsageError(f"{where}: {exc}") from None
+        raise within(where, exc) from None
 
 
 def _build(entry: dict, name: str, path: Path, extra: list[str],

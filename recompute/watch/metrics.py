@@ -17,7 +17,7 @@ import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError
 
 PREFIX = "recompute_watch_"
 
@@ -83,7 +83,7 @@ class Series:
 
 
 class Metrics:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values: dict[Key, Series] = {}
         self._up = 1
@@ -230,11 +230,13 @@ def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
             pass
 
     if not 0 <= port <= 65535:
-        raise UsageError(f"--metrics-port {port} is not a TCP port")
+        raise OptionError("{metrics_port} {port} is not a TCP port", ("metrics_port",),
+                          port=port)
     try:
         server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     except OSError as exc:
-        raise UsageError(f"--metrics-port {port}: {exc.strerror or exc}") from None
+        raise OptionError("{metrics_port} {port}: {problem}", ("metrics_port",), port=port,
+                          problem=exc.strerror or exc) from None
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="watch-metrics", daemon=True).start()
     return server

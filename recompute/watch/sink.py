@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from recompute.core.jsontext import encoder
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import Line
 from recompute.watch.hooks import OnBad
+
+if TYPE_CHECKING:
+    from recompute.watch.webhook import Hooks
 from recompute.watch.metrics import Metrics, Series, series_key
 
 _LINE = encoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
@@ -65,7 +68,7 @@ FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that r
 
 class Sink:
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
-                 hook: OnBad | None = None):
+                 hook: OnBad | Hooks | None = None):
         self.metrics = metrics
         self.out = out or sys.stdout
         self.err = err or sys.stderr

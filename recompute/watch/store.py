@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError, literal
 from recompute.watch import store_records as records
 from recompute.watch.segment import SegmentResult
 from recompute.watch.store_records import SCHEMA, StoreRecordError
@@ -58,7 +58,7 @@ _SQLITE = b"SQLite format 3\x00"
 # out of step with well-formed pages) that no crafted store needs, since whoever hands one over
 # can write any row they like; every record read back is checked below either way.
 _CHECK = "quick_check"
-_TO_DO = "run the audit again into a new --store"
+_TO_DO = "run the audit again into a new {store}"  # an OptionError template (Store._error)
 
 
 def _sized(column: str, limit: int) -> str:
@@ -129,10 +129,14 @@ class Store:
         finally:
             self.db.execute("ROLLBACK")
 
-    def _error(self, what: str) -> UsageError:
-        """One line: a stored value shown in it cannot break it or drive the terminal."""
+    def _error(self, what: str, to_do: str | None = None) -> UsageError:
+        """One line: a stored value shown in it cannot break it or drive the terminal. With
+        ``to_do`` (said after it), the line ends with what to do: a new store (the option)."""
         shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in what)
-        return UsageError(f"store {self.path}: {shown}")
+        if to_do is None:
+            return UsageError(f"store {self.path}: {shown}")
+        return OptionError(literal(f"store {self.path}: {shown}; ") + _TO_DO + literal(to_do),
+                           ("store",))
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -141,10 +145,9 @@ class Store:
         try:
             yield
         except StoreRecordError as exc:
-            raise self._error(f"{exc}: the store is damaged or was changed; {_TO_DO}"
-                              ) from None
+            raise self._error(f"{exc}: the store is damaged or was changed", "") from None
         except sqlite3.DatabaseError as exc:
-            raise self._error(f"SQLite cannot read it ({exc}); {_TO_DO}") from None
+            raise self._error(f"SQLite cannot read it ({exc})", "") from None
 
     def _check_file(self) -> None:
         path = self.path
@@ -171,7 +174,7 @@ class Store:
             raise self._error(f"SQLite cannot read it ({exc})") from None
         if problem is None or problem[0] != "ok":
             shown = " ".join(str(problem and problem[0]).split())[:200]
-            raise self._error(f"SQLite reports the file damaged ({shown}); {_TO_DO}")
+            raise self._error(f"SQLite reports the file damaged ({shown})", "")
         with self._reading():
             for table, columns in _COLUMNS.items():
                 found = [row[1] for row in self.db.execute(f"PRAGMA table_info({table})")]
@@ -184,11 +187,11 @@ class Store:
                                   "WHERE key = 'schema'").fetchone()
             if row is None:
                 raise self._error("holds no schema version: not written by this recompute's "
-                                  f"store format; {_TO_DO}")
+                                  "store format", "")
             if row[1] != str(SCHEMA):
                 shown = str(row[1])[:20] if row[1] is not None else "(too large)"
-                raise self._error(f"schema {shown}, this recompute reads schema {SCHEMA}; "
-                                  f"{_TO_DO} (or read it with the recompute that wrote it)")
+                raise self._error(f"schema {shown}, this recompute reads schema {SCHEMA}",
+                                  " (or read it with the recompute that wrote it)")
             self.params()
 
     # ---- parameters and progress ---------------------------------------------------------

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import requests
 
-from recompute.core.errors import UsageError
+from recompute.core.errors import OptionError, UsageError
 from recompute.sources.rpc import check_url
 from recompute.watch.evaluate import Line
 from recompute.watch.hooks import HealthTransitions
@@ -41,7 +41,8 @@ def check_webhook_url(url: str) -> str:
     try:
         return check_url(url)
     except UsageError:
-        raise UsageError(f"--on-bad-webhook {url!r} is not an http(s) URL") from None
+        raise OptionError("{on_bad_webhook} {url!r} is not an http(s) URL", ("on_bad_webhook",),
+                          url=url) from None
 
 
 def body(line: Line, event: str, fmt: str) -> dict:
@@ -62,7 +63,8 @@ class Webhook:
     def __init__(self, url: str, note: Callable[[str], None], fmt: str = "json",
                  timeout: float = TIMEOUT, attempts: int = ATTEMPTS):
         if fmt not in FORMATS:
-            raise UsageError(f"--webhook-format {fmt!r} is not one of {', '.join(FORMATS)}")
+            raise OptionError("{webhook_format} {fmt!r} is not one of {formats}",
+                              ("webhook_format",), fmt=fmt, formats=", ".join(FORMATS))
         self.url = check_webhook_url(url)
         self.note = note
         self.fmt = fmt

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from recompute.cli.flags import cli_message
 from recompute.core.errors import UsageError
 from recompute.core.verdict import Verdict
 from recompute.devnet.anvil import free_port
@@ -61,7 +62,7 @@ def test_a_valid_check_parses(tmp_path):
 def test_every_config_error_is_one_usage_line(tmp_path, text, message):
     with pytest.raises(UsageError) as caught:
         load_config(write(tmp_path, text))
-    shown = str(caught.value)
+    shown = cli_message(caught.value)  # as the command line says it
     assert message in shown and "\n" not in shown and str(tmp_path) in shown
 
 
