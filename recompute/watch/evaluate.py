@@ -22,8 +22,8 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.verdict import Verdict
+from recompute.recipes.job import Job, step_many
 from recompute.recipes.reference import reference_step_many
-from recompute.recipes.runner import Job, step_many
 from recompute.watch.config import Check
 
 # The node did not answer, answered with an error, or no longer knows the block (it was
