@@ -1,5 +1,5 @@
 """Reads carried to a later block while the contract's storageRoot is unchanged
-(recompute.recipes.runner.Carry): the verdict and evidence digest equal a fresh step's, the
+(recompute.recipes.carry.Carry): the verdict and evidence digest equal a fresh step's, the
 evidence names the header the values were proven at, a changed root re-proves, and a node
 that answers a later block with an earlier block's account proof is UNVERIFIABLE. Expected
 values: the envelope's numbers sent in this test, and fresh steps on fresh sources."""
