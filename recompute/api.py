@@ -128,7 +128,7 @@ def step_many(block: AnchoredBlock, jobs: Sequence[Job]) -> list[Outcome | Excep
     return _job.step_many(block, ready)
 
 
-def typed_params(recipe: Recipe, params: Mapping[str, Any], name: str = "params") -> dict:
+def typed_params(recipe: Recipe, params: Mapping[str, Any], name: str = "params") -> dict[str, Any]:
     """The parameters as the recipe's declaration types them (what ``--param`` gives it): an
     ``address`` or ``bytes32`` as bytes or 0x text, a ``uint``/``int`` as an int or decimal/0x
     text, a ``bool`` as a bool or true/false, a ``file`` as a path; a value ``None`` is not
