@@ -27,9 +27,10 @@ from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.source import ProofSource
 from recompute.core.verdict import REASONS, Reason, Verdict
 from recompute.layout import Layout, ReadResult, load_layout
-from recompute.recipes import runner as _runner
+from recompute.recipes import job as _job
 from recompute.recipes.framework import Param, Params, Recipe, get_recipe, load_recipes
-from recompute.recipes.runner import Job, prove_paths
+from recompute.recipes.job import Job
+from recompute.recipes.runner import prove_paths
 from recompute.sources.live import LiveSource
 from recompute.vectors import Result as VectorResult
 from recompute.vectors import verify_file
@@ -98,10 +99,7 @@ def read(block: AnchoredBlock, address: bytes | str, layout: Layout | str,
     :class:`UsageError` for a path the layout does not have."""
     if isinstance(paths, str):
         raise ArgumentError(f"paths: give a list of paths, not the string {paths!r}")
-    results: list[ReadResult]
-    results, _known, _requests = prove_paths(block, _address(address), _layout(layout),
-                                             list(paths))
-    return results
+    return prove_paths(block, _address(address), _layout(layout), list(paths)).results
 
 
 def step(recipe: Recipe | str, params: Mapping[str, Any], block: AnchoredBlock,
@@ -111,7 +109,7 @@ def step(recipe: Recipe | str, params: Mapping[str, Any], block: AnchoredBlock,
     declaration (see :func:`typed_params`); ``layout`` by default the recipe's reference one.
     UNVERIFIABLE comes back as the exception :class:`Unverifiable`."""
     recipe = _recipe(recipe)
-    return _runner.step(recipe, typed_params(recipe, params), block, _address(address),
+    return _job.step(recipe, typed_params(recipe, params), block, _address(address),
                         _layout(layout if layout is not None else recipe.layout), expect,
                         compare_views)
 
@@ -127,7 +125,7 @@ def step_many(block: AnchoredBlock, jobs: Sequence[Job]) -> list[Outcome | Excep
         if address != job.address or params != job.params:
             job = replace(job, address=address, params=params)
         ready.append(job)
-    return _runner.step_many(block, ready)
+    return _job.step_many(block, ready)
 
 
 def typed_params(recipe: Recipe, params: Mapping[str, Any], name: str = "params") -> Params:

@@ -27,7 +27,7 @@ from recompute.layout import load_layout, read_all
 from recompute.lightclient import DEVNET
 from recompute.lightclient.anchor import by_light_client
 from recompute.recipes.framework import load_recipes
-from recompute.recipes.runner import step
+from recompute.recipes.job import step
 from recompute.sources.beacon import BeaconClient, sync_light_client
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource

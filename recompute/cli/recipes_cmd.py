@@ -19,8 +19,8 @@ from recompute.core.hexdata import parse_address
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.layout import Layout, load_layout
 from recompute.recipes.framework import Recipe, get_recipe, load_recipes
+from recompute.recipes.job import step
 from recompute.recipes.reference import reference_step
-from recompute.recipes.runner import step
 
 RECIPES_OPTION = click.option(
     "--recipes", "recipe_paths", multiple=True, metavar="PATH",

@@ -1,7 +1,7 @@
 """How a decoded value is copied for each check that is handed it (issue #12).
 
 Checks of one block that read the same path share one proof, and later blocks share it while
-the contract's storageRoot is the same (:class:`recompute.recipes.runner.Carry`); each check
+the contract's storageRoot is the same (:class:`recompute.recipes.carry.Carry`); each check
 is still handed a copy of the value's containers of its own, so that a plan that alters what
 it was handed reaches neither a sibling check nor a later block (tests/recipes/
 test_sibling_isolation.py). The kept value is never handed out nor altered, so its shape is
@@ -38,12 +38,12 @@ def copier(value: Any) -> Copier | None:
     return copy.deepcopy  # anything else (a user decoder's object): the general copy
 
 
-def _dict_copier(value: dict) -> Copier:
+def _dict_copier(value: dict[Any, Any]) -> Copier:
     inner = [(k, c) for k, v in value.items() if (c := copier(v)) is not None]
     if not inner:
         return dict.copy
 
-    def copy_dict(v: dict) -> dict:
+    def copy_dict(v: dict[Any, Any]) -> dict[Any, Any]:
         out = v.copy()
         for k, c in inner:
             out[k] = c(v[k])
@@ -54,12 +54,12 @@ def _dict_copier(value: dict) -> Copier:
 
 def _sequence_copier(kind: type, inner: list[Copier | None]) -> Copier:
     if kind is list:
-        def copy_list(v: list) -> list:
+        def copy_list(v: list[Any]) -> list[Any]:
             return [x if c is None else c(x) for c, x in zip(inner, v, strict=True)]
 
         return copy_list
 
-    def copy_tuple(v: tuple) -> tuple:
+    def copy_tuple(v: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple([x if c is None else c(x) for c, x in zip(inner, v, strict=True)])
 
     return copy_tuple

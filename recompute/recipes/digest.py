@@ -14,12 +14,12 @@ and a read's once per :class:`ReadEntry` (issue #12).
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, cast
 
 from recompute.core.jsontext import encoder
 
 
-class ReadEntry(dict):
+class ReadEntry(dict[str, Any]):
     """One proven read as the evidence lists it (``address``, ``slot``, ``value``, ``path``,
     and ``block`` when read at an ancestor), keeping its canonical JSON text once computed.
     Never altered once made: the same entry stands in the evidence of every check that read
@@ -35,7 +35,7 @@ class ReadEntry(dict):
             return self._text
 
 
-class ReadGroup(list):
+class ReadGroup(list[ReadEntry]):
     """The entries of one proven path (each a :class:`ReadEntry`), keeping the canonical
     texts of its entries joined as the digest joins them, once computed. Never altered once
     made: it stands in the evidence of every check that read the path."""
@@ -50,7 +50,7 @@ class ReadGroup(list):
             return self._text
 
 
-def _entry_text(entry: dict) -> str:
+def _entry_text(entry: dict[str, Any]) -> str:
     return entry.text() if isinstance(entry, ReadEntry) else canonical(entry)
 
 
@@ -62,7 +62,7 @@ def canonical(value: Any) -> str:
     return _CANONICAL(value)
 
 
-def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
+def evidence_digest(block_text: str, reads: list[dict[str, Any]], logs: list[dict[str, Any]],
                     derived: dict[str, Any], groups: list[ReadGroup] | None = None) -> str:
     """sha256 hex of ``canonical({"block": …, "derived": …, "logs": …, "reads": …})``, the
     block's part given as its canonical text. ``groups``: the lists ``reads`` was made of, in
@@ -72,7 +72,7 @@ def evidence_digest(block_text: str, reads: list[dict], logs: list[dict],
         parts = ", ".join([g.text() for g in groups if g])  # a path of no slot adds nothing
     else:
         try:
-            parts = ", ".join([e.text() for e in reads])
+            parts = ", ".join([e.text() for e in cast(list[ReadEntry], reads)])
         except AttributeError:  # a plain dict among them (a recipe's own trace entry)
             parts = ", ".join([_entry_text(e) for e in reads])
     text = (f'{{"block": {block_text}, "derived": {canonical(derived)}, '

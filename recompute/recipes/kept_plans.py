@@ -10,7 +10,7 @@ per *set of values*, not once per block.
 :class:`PlanMemo` (one per check: ``Job.plan_memo``) keeps the rounds as a tree: each
 :class:`Round` holds the request the plan makes there and, per answer handed to it, what came
 next (the next round, or the :class:`Inputs` the reads returned). :class:`KeptPlan` stands in
-for the plan's generator in :func:`recompute.recipes.runner.step_many`: it hands out a kept
+for the plan's generator in :func:`recompute.recipes.job.step_many`: it hands out a kept
 request while every answer so far *equals* (``==``, the whole value) one kept at that round,
 and at the end runs the recipe's :meth:`derive` with this block's clock on the kept inputs,
 read-only. An answer that differs in any value goes to the real reads generator, re-driven with
@@ -23,16 +23,29 @@ to a recipe: an answer is kept as given (the combined read's kept values themsel
 nothing alters: ``Runner.copies``) and copied for the generator, the inputs are handed to every
 derivation read-only (``copies.frozen``), so a recipe that alters what it is handed reaches
 neither a sibling check nor a later block.
+
+Why :class:`KeptPlan` is written by hand, not as a generator: it replaces the generator
+``SplitRecipe.plan`` returns (``reads`` then ``derive``), which ``step_many`` drives with
+``send``. A generator cannot be started part-way or rewound: to answer a round from the memo
+it would have to be re-run from its first request at every block, which is the cost the memo
+exists to save. So KeptPlan is the one object with a generator's ``send`` protocol (the next
+request, or StopIteration carrying the Derivation) that walks the memo's tree without running
+the recipe, and starts the real reads generator only when an answer is not a kept one
+(:meth:`KeptPlan._redrive`: re-driven with the kept answers, and checked to ask what it asked
+before). Nothing else in the package is a hand-written generator.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recompute.core.errors import UsageError
 from recompute.recipes.copies import Copier, copier, frozen
 from recompute.recipes.framework import Clock, Reads, SplitRecipe
+
+if TYPE_CHECKING:
+    from recompute.recipes.carry import AnsweredWhole
 
 MOST_ANSWERS = 8  # different answers kept per round: a value that keeps changing is re-planned
 
@@ -88,19 +101,19 @@ def _copy(answer: Any) -> Any:
 class PlanMemo:
     """One check's kept rounds (its recipe and parameters are the job's, fixed), and how its
     last block went when every round was answered from kept reads (``last``: the source, what
-    those reads put in its trace, the Inputs it ended with; recompute.recipes.runner's
-    _remember sets it, _carried_whole uses it)."""
+    those reads put in its trace, the Inputs it ended with: recompute.recipes.carry's
+    ``remember`` sets it, ``carried_whole`` uses it)."""
 
     __slots__ = ("first", "last")
 
     def __init__(self) -> None:
         self.first: Round | None = None
-        self.last: tuple[Any, Any, Inputs] | None = None
+        self.last: AnsweredWhole | None = None
 
 
 def keeps(recipe: object) -> bool:
     """Whether ``recipe``'s plan is its reads then its derivation (not overridden)."""
-    return type(recipe).plan is SplitRecipe.plan
+    return getattr(type(recipe), "plan", None) is SplitRecipe.plan
 
 
 class KeptPlan:
@@ -109,7 +122,8 @@ class KeptPlan:
 
     __slots__ = ("recipe", "params", "clock", "memo", "at", "trail", "live", "sends", "leaf")
 
-    def __init__(self, recipe: SplitRecipe, params: dict, clock: Clock, memo: PlanMemo):
+    def __init__(self, recipe: SplitRecipe[Any], params: dict[str, Any], clock: Clock,
+                 memo: PlanMemo):
         self.recipe, self.params, self.clock, self.memo = recipe, params, clock, memo
         self.at: Round | None = None  # the round whose request was handed out last
         self.trail: list[tuple[Any, Round | Inputs]] = []  # the kept answers so far
@@ -134,7 +148,7 @@ class KeptPlan:
             if kept is not None:
                 then = kept[1]
                 if isinstance(then, Inputs):
-                    raise StopIteration(self.derive(then))  # type: ignore[arg-type]
+                    raise StopIteration(self.derive(then))
                 self.trail.append(kept)
                 self.at = then
                 return then.request
@@ -162,7 +176,7 @@ class KeptPlan:
             raise StopIteration(self.derive(step))
         if not isinstance(step, Reads):  # only layout reads are kept; the rest is live
             self.at = Round(step)  # unkept: never reached from the memo
-            return step
+            return step  # type: ignore[no-any-return]  # any other request, handed on
         then = Round(step)
         if at is None:
             self.memo.first = then

@@ -26,8 +26,10 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.prover import ProvenAccount, prove_account_plainly
 from recompute.layout.reader import ReadPlan
+from recompute.recipes.evidence import BlockParts, outcome
 from recompute.recipes.framework import Clock, Slots
-from recompute.recipes.runner import BlockParts, Job, Runner, _outcome
+from recompute.recipes.job import Job
+from recompute.recipes.runner import Runner
 from recompute.sources.cache import SharedSource
 
 
@@ -54,23 +56,23 @@ class PlainSource:
     def block_number(self) -> int:
         return int(self.node.block_number())
 
-    def block_by_number(self, number: Any) -> dict | None:
-        return self.node.block_by_number(number)  # type: ignore[no-any-return]
+    def block_by_number(self, number: Any) -> dict[str, Any] | None:
+        return self.node.block_by_number(number)
 
-    def block_by_hash(self, block_hash: bytes) -> dict | None:
-        return self.node.block_by_hash(block_hash)  # type: ignore[no-any-return]
+    def block_by_hash(self, block_hash: bytes) -> dict[str, Any] | None:
+        return self.node.block_by_hash(block_hash)
 
-    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
-        return self.node.get_proof(address, slots, block_hash)  # type: ignore[no-any-return]
+    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict[str, Any]:
+        return self.node.get_proof(address, slots, block_hash)
 
-    def block_receipts(self, block_hash: bytes) -> list | None:
-        return self.node.block_receipts(block_hash)  # type: ignore[no-any-return]
+    def block_receipts(self, block_hash: bytes) -> list[Any] | None:
+        return self.node.block_receipts(block_hash)
 
-    def transaction_receipt(self, tx_hash: str) -> dict | None:
-        return self.node.transaction_receipt(tx_hash)  # type: ignore[no-any-return]
+    def transaction_receipt(self, tx_hash: str) -> dict[str, Any] | None:
+        return self.node.transaction_receipt(tx_hash)
 
     def call(self, to: bytes, data: bytes, block_hash: bytes) -> bytes:
-        return self.node.call(to, data, block_hash)  # type: ignore[no-any-return]
+        return self.node.call(to, data, block_hash)
 
 
 class PlainRunner(Runner):
@@ -99,16 +101,16 @@ class PlainRunner(Runner):
 
 
 def reference_step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception]:
-    """:func:`recompute.recipes.runner.step_many`'s answer, found the plain way: each job on
+    """:func:`recompute.recipes.job.step_many`'s answer, found the plain way: each job on
     its own, from nothing (module docstring). A job that fails gets its exception in its
     place, as there."""
     return [_reference_one(block, job) for job in jobs]
 
 
-def reference_step(recipe: Any, params: dict, block: AnchoredBlock, address: bytes,
+def reference_step(recipe: Any, params: dict[str, Any], block: AnchoredBlock, address: bytes,
                    layout: Any, expect: dict[str, str] | None = None,
                    compare_views: bool = False) -> Outcome:
-    """:func:`recompute.recipes.runner.step`, the plain way; UNVERIFIABLE as an exception."""
+    """:func:`recompute.recipes.job.step`, the plain way; UNVERIFIABLE as an exception."""
     (outcome,) = reference_step_many(block, [Job(recipe, params, address, layout, expect,
                                                  compare_views)])
     if isinstance(outcome, Exception):
@@ -131,6 +133,7 @@ def _reference_one(block: AnchoredBlock, job: Job) -> Outcome | Exception:
             answer = runner.answer(request, job.recipe)
         if runner.account is None:  # the subject account, proven the plain way too
             runner.note_account([prove_account_plainly(fresh, job.address)], fresh)
-        return _outcome(fresh, job, runner, derivation, BlockParts(fresh))
+        return outcome(fresh, job, runner.trace, runner.subject(), derivation,
+                       BlockParts(fresh))
     except (Unverifiable, UsageError) as exc:
         return exc

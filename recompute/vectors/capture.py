@@ -13,7 +13,7 @@ from recompute.core.hexdata import parse_address
 from recompute.core.prover import prove_account
 from recompute.layout import load_layout
 from recompute.recipes.framework import Recipe, get_recipe
-from recompute.recipes.runner import step
+from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from recompute.sources.replay import CaptureSource
 from recompute.vectors.format import (

@@ -15,7 +15,7 @@ from recompute.data import VECTORS
 from recompute.devnet.moments import ABOUT
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe, load_recipes
-from recompute.recipes.runner import step
+from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from recompute.vectors import load_json
 from tests.cli import run_cli

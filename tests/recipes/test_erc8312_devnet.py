@@ -19,7 +19,7 @@ from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.runner import step
+from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from tests import REPO_ROOT
 

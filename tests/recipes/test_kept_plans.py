@@ -14,8 +14,8 @@ from recompute.core.anchor import anchor_block
 from recompute.core.errors import UsageError
 from recompute.layout import load_layout
 from recompute.recipes.framework import Clock, Derivation, Reads, SplitRecipe, get_recipe
+from recompute.recipes.job import Job, step_many
 from recompute.recipes.kept_plans import MOST_ANSWERS, KeptPlan, PlanMemo
-from recompute.recipes.runner import Job, step_many
 from recompute.sources.live import LiveSource
 from tests.amm_view import layer_status_view
 

@@ -10,7 +10,7 @@ from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
 from recompute.recipe import Derivation, Reads, Recipe
 from recompute.recipes.framework import SplitRecipe
-from recompute.recipes.runner import Job, step_many
+from recompute.recipes.job import Job, step_many
 from recompute.sources.live import LiveSource
 
 KEY = "0x" + "ab" * 32

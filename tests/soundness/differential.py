@@ -27,13 +27,15 @@ from pathlib import Path
 from web3 import Web3
 
 from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.core.errors import Unverifiable
+from recompute.core.prover import prove_account, prove_account_plainly
 from recompute.devnet import history_amm as ha
 from recompute.devnet import history_meters as hm
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
+from recompute.recipes.job import Job, step_many
 from recompute.recipes.reference import reference_step_many
-from recompute.recipes.runner import Job, step_many
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor
@@ -453,3 +455,58 @@ def layouts_shared(checks: list[Check]) -> bool:
     for c in checks:
         seen.setdefault(c.layout.digest, set()).add(id(c.layout))
     return any(len(ids) > 1 for ids in seen.values())
+
+
+# ---- forged storage proofs: the fast walk against the plain walk ------------------------------
+
+
+class ForgedTop:
+    """A node that lists every storage proof of more than two nodes with its first node (the
+    storage root's) changed by one digit: every walk of it must refuse it (invalid-proof)."""
+
+    def __init__(self, source: LiveSource):
+        self.source = source
+        self.forged = 0
+
+    def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
+        answer = self.source.get_proof(address, slots, block_hash)
+        for entry in answer.get("storageProof") or []:
+            if len(entry.get("proof") or []) > 2:
+                entry["proof"][0] = _flip(entry["proof"][0])
+                self.forged += 1
+        return answer
+
+
+def forged_storage_proofs(url: str, checks: list[Check], block_hash: str) -> tuple[list[str], int]:
+    """The slots every check reads at the block (from the reference's evidence), per
+    contract: proven honestly by the fast prover (its node cache then holds their top walks:
+    ``core.mpt.verify_many``), then asked again of a node that forges the first node of each
+    storage proof (ForgedTop), by the fast prover and by the plain one (the reference's). Both
+    must refuse (UNVERIFIABLE); the differences ``fast: ... / plain: ...``, and how many storage
+    proofs were forged."""
+    live = LiveSource(url)
+    block = anchored(live, block_hash)
+    jobs = [Job(c.recipe, c.params, c.address, c.layout, c.expect) for c in checks]
+    wanted: dict[bytes, list[int]] = {}
+    for outcome in reference_step_many(block, jobs):
+        if isinstance(outcome, Exception):
+            continue
+        for entry in outcome.evidence["reads"]:
+            if entry.get("block") is None and int(entry["value"], 16):
+                wanted.setdefault(bytes.fromhex(entry["address"][2:]), []).append(
+                    int(entry["slot"], 16))
+    differences = []
+    forging = ForgedTop(live)
+    for address, slots in wanted.items():
+        slots = list(dict.fromkeys(slots))
+        prove_account(block, address, slots, source=live)  # the honest walk, kept
+        said = []
+        for prove in (prove_account, prove_account_plainly):
+            try:
+                account = prove(block, address, slots, source=forging)
+                said.append(f"proven {sorted(account.storage.items())}")
+            except Unverifiable as exc:
+                said.append(f"UNVERIFIABLE {exc.reason}")
+        if said[0] != said[1]:
+            differences.append(f"0x{address.hex()}: fast: {said[0][:200]} / plain: {said[1]}")
+    return differences, forging.forged

@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from recompute.core import anchor, mpt, receipts
-from recompute.recipes import digest, kept_plans, runner
+from recompute.recipes import carry, digest, kept_plans, runner
 from recompute.sources import cache
 from tests.soundness.differential import (
     FIXED,
     Devchain,
     Follow,
     audit,
+    forged_storage_proofs,
     step_many_in_order,
 )
 
@@ -66,20 +67,22 @@ def patched(function: Any, old: str, new: str, *more: str) -> Iterator[None]:
 # name -> (the reuse rule it breaks, the patch)
 MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
     "carry-root-not-compared": (
-        "a carried read stands in without the block's storageRoot compared (Carry.kept)",
-        lambda: patched(runner.Carry.kept, "return entry if entry[0] == "
+        "a carried read stands in without the block's storageRoot compared (carry.Carry.kept)",
+        lambda: patched(carry.Carry.kept, "return entry if entry.root == "
                         "self.account(address).storage_root else None", "return entry")),
     "whole-plan-root-not-compared": (
-        "a kept plan answered whole without the storageRoot compared (_carried_whole)",
-        lambda: patched(runner._carried_whole, "if account.storage_root != kept.root:",
+        "a kept plan answered whole without the storageRoot compared (carry.carried_whole)",
+        lambda: patched(carry.carried_whole, "if account.storage_root != last.trace.root:",
                         "if False:")),
     "kept-round-after-a-write": (
         "a kept plan's round reused for an answer that differs (Round.after)",
         lambda: patched(kept_plans.Round.after, "if kept[0] is answer or kept[0] == answer:",
                         "if True:")),
     "whole-plan-not-all-kept": (
-        "a plan remembered as answered whole when a round was proven afresh (_remember)",
-        lambda: patched(runner._remember, "len(kept) == plan.sends - 1", "True")),
+        "a plan remembered as answered whole when a round was proven afresh "
+        "(carry.RoundsKept.whole_root: every round asked answered from a kept read)",
+        lambda: patched(carry.RoundsKept.whole_root, "len(self.rounds) != self.asked",
+                        "False")),
     "log-scan-by-number": (
         "a kept log scan found by block number, not hash: reused across a reorg (Runner.logs)",
         lambda: patched(runner.Runner.logs, "memo.get((block.hash, key))",
@@ -93,8 +96,8 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
                         "memo.put((block.hash, number), header)", "memo.put(number, header)")),
     "ancestor-read-by-number": (
         "a read at an ancestor kept by the ancestor's number, not its hash: reused across a "
-        "reorg (_combined_reads)",
-        lambda: patched(runner._combined_reads, 'key = ("reads-at", at.hash, *key[1:])',
+        "reorg (carry.Carry.read_key)",
+        lambda: patched(carry.Carry.read_key, 'key = ("reads-at", at.hash, *key[1:])',
                         'key = ("reads-at", at.number, *key[1:])')),
     "receipts-by-number": (
         "proven receipts kept by block number, not hash: reused across a reorg "
@@ -119,14 +122,14 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(digest.evidence_digest, "if groups and sum(map(len, groups)) == "
                         "len(reads):", "if groups:")),
     "hand-out-by-first-path": (
-        "a hand-out found by its first path only (_hand_out)",
-        lambda: patched(runner._hand_out, "key = paths[0] if len(paths) == 1 else "
+        "a hand-out found by its first path only (carry.KeptPaths.handout)",
+        lambda: patched(carry.KeptPaths.handout, "key = paths[0] if len(paths) == 1 else "
                         "tuple(paths)", "key = paths[0]")),
     "carry-any-layout": (
-        "a carried read taken for another layout object (_combined_reads: `is layout`)",
-        lambda: patched(runner._combined_reads, "entry[1][2] is layout", "True",
-                        "key = (\"reads\", address, id(layout), tuple(paths))",
-                        "key = (\"reads\", address, tuple(paths))")),
+        "a carried read taken for a layout of another digest (carry.Carry.read_key: the "
+        "layout's digest left out of the key)",
+        lambda: patched(carry.Carry.read_key, "(\"reads\", address, layout.digest, "
+                        "tuple(paths))", "(\"reads\", address, tuple(paths))")),
     "node-cache-text-unchecked": (
         "a cached trie node taken for a listed node of other text (core.mpt.verify)",
         lambda: patched(mpt.verify, "if node is None or node[0] != text:",
@@ -187,6 +190,8 @@ def differential(node: Devchain, checks) -> list[str]:
     plain = step_many_in_order(node.url, checks, hashes, True, forging=True)
     found += [f"step_many: {f}\n   reference: {r}" for f, r in zip(fast, plain, strict=False)
               if f != r]
+    forged, _ = forged_storage_proofs(node.url, checks, node.block_hash(last))
+    found += [f"forged storage proofs: {d}" for d in forged]
     return found
 
 

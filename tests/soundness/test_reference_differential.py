@@ -36,6 +36,7 @@ from tests.soundness.differential import (
     Devchain,
     Follow,
     audit,
+    forged_storage_proofs,
     layouts_shared,
     step_many_in_order,
 )
@@ -129,6 +130,19 @@ def test_a_segmented_audit_writes_what_the_reference_writes(chain):
                       "--segment-blocks", "5")
     assert segmented.returncode == reference.returncode, segmented.stderr
     assert segmented.stdout == reference.stdout
+
+
+def test_a_forged_storage_proof_is_refused_by_the_fast_walk_as_by_the_plain_one(chain):
+    """Storage proofs whose first node is forged, under a storageRoot whose top walks the fast
+    prover keeps (it has just walked the honest proofs): both provers say UNVERIFIABLE, as
+    the general walk (recompute.core.mpt.verify, the reference's) finds. The line differential
+    cannot put this to the fast path (a forged storage proof where the account proof shows a
+    storageRoot proven before is never asked for: docs/design.md §Soundness)."""
+    node, checks, _ = chain
+    node.reset()
+    differences, forged = forged_storage_proofs(node.url, checks, node.block_hash(node.head()))
+    assert forged >= 10  # storage proofs of three nodes or more were forged and walked
+    assert differences == []
 
 
 def test_step_reference_prints_what_step_prints(chain):
