@@ -10,9 +10,11 @@ is in, the segments are tied into one chain of parent links up to the pinned blo
 one-process auditor writes them; a segment that did not link, or kept failing, gives
 UNVERIFIABLE lines (``hash`` null, never final) for its blocks, counted in the summary.
 
-``emitted_through`` in the store is advanced after each segment's lines are flushed, so a
-resumed audit writes only the blocks a killed one had not written (a kill in the instant
-between the flush and the commit writes that segment again: at least once, never a gap).
+Each block's lines are one write to stdout, committed to the store first with the block as
+``emitted_through`` (:class:`~recompute.watch.recording.AuditSink`, the journal follow mode
+uses too): a resumed audit writes what stdout lacks of that last write (on a regular file;
+on a pipe, the whole write again) and goes on with the block after it, so each line reaches
+stdout once (docs/watch.md §Restarts).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.verdict import Verdict
 from recompute.version import __version__
 from recompute.watch.auditor import Summary, _bar
-from recompute.watch.evaluate import Line
+from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines
+from recompute.watch.recording import AuditSink
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 from recompute.watch.sink import Sink
 from recompute.watch.store import Store
@@ -46,20 +49,12 @@ def in_process(tasks: list[SegmentTask], stop: threading.Event
         yield task, evaluate_segment(task)
 
 
-def line_from_json(value: dict, anchor: dict | None = None) -> Line:
-    """A stored line (the store is the user's file): a ValueError or KeyError when a field is
-    missing or of another type than a watch writes."""
-    line = Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
+def line_from_json(value: JsonObject, anchor: JsonObject | None = None) -> Line:
+    """A stored line as :func:`recompute.watch.store_records.line` returns it, every field
+    already checked there (the store hands out no other): the line it was."""
+    return Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
                 value["reason"], value["final"], value["healthy"], value["derived"],
                 value["evidence_digest"], value.get("detail", ""), anchor=anchor)
-    if (type(line.block) is not int or type(line.check) is not str
-            or type(line.reason) is not str or type(line.final) is not bool
-            or type(line.detail) is not str or type(line.derived) is not dict
-            or not isinstance(line.hash, (str, type(None)))
-            or not isinstance(line.healthy, (bool, type(None)))
-            or not isinstance(line.evidence_digest, (str, type(None)))):
-        raise ValueError("a stored line is malformed")
-    return line
 
 
 _SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
@@ -206,24 +201,26 @@ class SegmentedAudit:
     def _emit(self, params, checks, results) -> tuple[Summary, list[Tie]]:
         plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
         ties = tie(params["last"], params["pinned_hash"], plan, results)
-        emitted = self.store.get("emitted_through")
-        emitted = params["first"] - 1 if not isinstance(emitted, int) else emitted
-        summary = Summary(checks)  # type: ignore[arg-type]
+        emitted = params.get("emitted_through", params["first"] - 1)
+        summary = Summary(checks)
         for t in ties:
             if not t.linked:
                 self.sink.note(f"segment {t.lo}..{t.hi} not merged ({t.reason}): {t.detail}")
-        segment_end = {t.hi for t in ties}
-        for number, lines in block_lines(params, checks, ties, self.store.lines):
-            summary.add(lines)
-            if number > emitted:
-                if lines and lines[0].hash is None:
-                    self.sink.unverifiable(lines)
-                else:
-                    self.sink.evaluated(lines)
-                self.sink.metrics.inc("blocks_total")
-                self.sink.metrics.set("last_verified_block", number)
-                if number in segment_end:
-                    self.store.put({"emitted_through": number})
+        # each block's write committed to the store with the block first (docs/watch.md
+        # §Restarts): a resumed audit completes the write a kill cut and goes on after it
+        sink = self.sink
+        out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store)
+        try:
+            out.recover()
+            for number, lines in block_lines(params, checks, ties, self.store.lines):
+                summary.add(lines)
+                if number > emitted:
+                    if lines:
+                        out.block(number, lines)
+                    sink.metrics.inc("blocks_total")
+                    sink.metrics.set("last_verified_block", number)
+        finally:
+            out.close()  # not after a write that failed: the next run checks that one
         return summary, ties
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
@@ -29,6 +30,10 @@ from recompute.watch.config import Check
 # The node did not answer, answered with an error, or no longer knows the block (it was
 # reorged away while its checks ran): try the block again rather than judge it.
 NODE_TROUBLE = frozenset({"rpc-unreachable", "rpc-error", "block-unknown"})
+
+# A JSON object as json.loads gives it: a line as written (Line.to_json), its anchor, its
+# derived values, a stored audit value.
+JsonObject = dict[str, Any]
 
 
 @dataclass(frozen=True, init=False)

@@ -1,15 +1,17 @@
-"""Follow mode writing to the evidence store (docs/watch.md §The evidence store, §Restarts):
-every final line, and the block as the last final one, so a restarted bot continues right after
-it, writing no line twice.
+"""Each write to stdout committed to the evidence store first, so that a watch killed at any
+point and restarted writes no line twice and loses none (docs/watch.md §Restarts): follow mode
+(:class:`RecordingSink`) and a range audit's lines (:class:`AuditSink`) share the journal of
+:class:`JournalSink`.
 
-Each write to stdout is first committed to the store (one transaction: the final lines it
-holds, the last final block, the blocks whose first lines it holds, and the write's own text
-with where stdout stood before it), then written and flushed. A kill at any point leaves the
-store either without the write (stdout has none of it) or with it (stdout has none, part or
-all of it); a restart (:meth:`RecordingSink.recover`) compares that last write with the end of
-stdout when stdout is a regular file and writes exactly the part it lacks. When stdout is a
-pipe or a terminal nobody can read it back: the last write is then written again, whole, and
-a note on stderr says so.
+Each write to stdout is first committed to the store, in one transaction with what it changes
+there (follow mode: the final lines it holds, the last final block, the blocks whose first
+lines it holds; a range audit: ``emitted_through``, the block it writes) and with the write's
+own text and where stdout stood before it; then it is written and flushed. A kill at any point
+leaves the store either without the write (stdout has none of it) or with it (stdout has none,
+part or all of it); a restart (:meth:`JournalSink.recover`) compares that last write with the
+end of stdout when stdout is a regular file and writes exactly the part it lacks. When stdout
+is a pipe or a terminal nobody can read it back: the last write is then written again, whole,
+and a note on stderr says so.
 """
 
 from __future__ import annotations
@@ -18,55 +20,32 @@ import os
 import stat
 from typing import TextIO
 
-from recompute.watch.evaluate import Line
+from recompute.watch.evaluate import JsonObject, Line
+from recompute.watch.hooks import OnBad
+from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
-from recompute.watch.store import Store
+from recompute.watch.store import FinalBlock, Store
 
 
-class RecordingSink(Sink):
-    """A :class:`~recompute.watch.sink.Sink` that commits each write to the store first."""
+class JournalSink(Sink):
+    """A :class:`~recompute.watch.sink.Sink` that commits each write, and what it changes in
+    the store (:meth:`_progress`), to the store before stdout gets it."""
 
-    def __init__(self, *args, store: Store, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
+                 hook: OnBad | None = None, *, store: Store):
+        super().__init__(metrics, out, err, hook)
         self.store = store
-        written = store.get("unfinal_written")
-        # blocks above the last final one whose first (not final) lines reached stdout
-        self.unfinal: dict[str, str] = dict(written) if isinstance(written, dict) else {}
-        self._finals: list[tuple[int, str, list[dict]]] = []
         self._in_flight = False  # a write committed to the store, not yet flushed to stdout
 
-    def evaluated(self, lines: list[Line]) -> None:
-        self._stage(final=[line for line in lines if line.final],
-                    first=[line for line in lines if not line.final])
-        super().evaluated(lines)
-
-    def finalized(self, lines: list[Line]) -> None:
-        self._stage(final=lines, first=[])
-        super().finalized(lines)
-
-    def event(self, event: dict) -> None:
-        orphaned = set(event.get("orphaned", ()))
-        self.unfinal = {n: h for n, h in self.unfinal.items() if h not in orphaned}
-        super().event(event)
-
-    def _stage(self, final: list[Line], first: list[Line]) -> None:
-        by_block: dict[int, list[Line]] = {}
-        for line in final:
-            if line.hash is not None:
-                by_block.setdefault(line.block, []).append(line)
-        self._finals = [(block, group[0].hash, [line.to_json() for line in group])
-                        for block, group in by_block.items()]
-        for block in by_block:
-            self.unfinal.pop(str(block), None)
-        for line in first:
-            if line.hash is not None:
-                self.unfinal[str(line.block)] = line.hash
+    def _progress(self) -> tuple[list[FinalBlock], JsonObject]:
+        """What the next write changes in the store: final lines, audit values."""
+        return [], {}
 
     def _put(self, text: str) -> None:
         with self._lock:
-            journal = {"text": text, **_position(self.out)}
-            self.store.record_write(journal, self._finals, self.unfinal)
-            self._finals = []
+            journal: JsonObject = {"text": text, **_position(self.out)}
+            finals, progress = self._progress()
+            self.store.record_write(journal, finals, progress)
             self._in_flight = True
             self.out.write(text)
             self.out.flush()
@@ -83,7 +62,7 @@ class RecordingSink(Sink):
         journal = self.store.get("stdout_journal")
         if not isinstance(journal, dict) or not isinstance(journal.get("text"), str):
             return
-        text = journal["text"]
+        text: str = journal["text"]
         missing = _missing(journal, text, self.out)
         if missing is None:
             self.note("watch: stdout is not the file the last run wrote to (or not a file): "
@@ -100,9 +79,75 @@ class RecordingSink(Sink):
                 self.note("watch: the last write before the restart had not reached stdout: "
                           "written now")
 
+
+class RecordingSink(JournalSink):
+    """Follow mode: each write's final lines (the highest block the last final one) and the
+    blocks above it whose first lines stdout has."""
+
+    def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
+                 hook: OnBad | None = None, *, store: Store):
+        super().__init__(metrics, out, err, hook, store=store)
+        written = store.get("unfinal_written")
+        # blocks above the last final one whose first (not final) lines reached stdout
+        self.unfinal: dict[str, str] = dict(written) if isinstance(written, dict) else {}
+        self._finals: list[FinalBlock] = []
+
+    def evaluated(self, lines: list[Line]) -> None:
+        self._stage(final=[line for line in lines if line.final],
+                    first=[line for line in lines if not line.final])
+        super().evaluated(lines)
+
+    def finalized(self, lines: list[Line]) -> None:
+        self._stage(final=lines, first=[])
+        super().finalized(lines)
+
+    def event(self, event: JsonObject) -> None:
+        orphaned = set(event.get("orphaned", ()))
+        self.unfinal = {n: h for n, h in self.unfinal.items() if h not in orphaned}
+        super().event(event)
+
+    def _stage(self, final: list[Line], first: list[Line]) -> None:
+        by_block: dict[int, tuple[str, list[Line]]] = {}
+        for line in final:
+            if line.hash is not None:
+                by_block.setdefault(line.block, (line.hash, []))[1].append(line)
+        self._finals = [(block, block_hash, [line.to_json() for line in group])
+                        for block, (block_hash, group) in by_block.items()]
+        for block in by_block:
+            self.unfinal.pop(str(block), None)
+        for line in first:
+            if line.hash is not None:
+                self.unfinal[str(line.block)] = line.hash
+
+    def _progress(self) -> tuple[list[FinalBlock], JsonObject]:
+        finals, self._finals = self._finals, []
+        return finals, {"unfinal_written": self.unfinal}
+
     def written_above_final(self) -> dict[int, str]:
         """Blocks above the last final one whose first lines stdout has, and their hashes."""
         return {int(n): h for n, h in self.unfinal.items() if n.isdigit() and isinstance(h, str)}
+
+
+class AuditSink(JournalSink):
+    """A range audit's lines, block by block in block order: each block's write committed with
+    the block as ``emitted_through`` (a resumed audit writes from the block after it)."""
+
+    def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
+                 hook: OnBad | None = None, *, store: Store):
+        super().__init__(metrics, out, err, hook, store=store)
+        self._block: int | None = None
+
+    def block(self, number: int, lines: list[Line]) -> None:
+        """Block ``number``'s lines (UNVERIFIABLE lines of a block not merged, ``hash`` null,
+        or the block's verdicts)."""
+        self._block = number
+        if lines and lines[0].hash is None:
+            self.unverifiable(lines)
+        else:
+            self.evaluated(lines)
+
+    def _progress(self) -> tuple[list[FinalBlock], JsonObject]:
+        return [], {} if self._block is None else {"emitted_through": self._block}
 
 
 def _position(out: TextIO) -> dict:

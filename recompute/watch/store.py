@@ -7,11 +7,12 @@ Tables:
 ``audit``     key/value: the store's ``schema`` version, the audit's parameters (mode
               ``range`` or ``follow``, config hash, the checks and their healthy verdicts, the
               anchor: pinned block, hash and method, the range, the head the finality was judged
-              against, the segment size) and progress (``emitted_through``: the highest block
-              whose lines reached stdout; ``last_final_block``/``_hash`` in follow mode, with
-              ``stdout_journal``, the last write to stdout, committed before it is written, and
-              ``unfinal_written``, the blocks above the last final one whose first lines were
-              written: docs/watch.md §Restarts).
+              against, the segment size) and progress: ``stdout_journal``, the last write to
+              stdout, committed before it is written, with what it changes: in a range audit
+              ``emitted_through``, the highest block whose lines that write or an earlier one
+              holds; in follow mode ``last_final_block``/``_hash`` and ``unfinal_written``,
+              the blocks above the last final one whose first lines were written
+              (docs/watch.md §Restarts).
 ``segments``  per evaluated segment: its blocks, lowest parentHash, highest hash, per-block
               hashes, the endpoint, seconds, and a failure if every endpoint failed.
 ``lines``     every line as the JSON written to stdout, keyed by (block, position).
@@ -34,8 +35,12 @@ from pathlib import Path
 
 from recompute.core.errors import UsageError
 from recompute.watch import store_records as records
+from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
 from recompute.watch.store_records import SCHEMA, StoreRecordError
+
+# A followed block's final lines as the store keeps them: (block, its hash, the lines as JSON).
+FinalBlock = tuple[int, str, list[JsonObject]]
 
 _TABLES = """
 CREATE TABLE audit (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -361,16 +366,18 @@ class Store:
             ("last_final_block", json.dumps(block)),
             ("last_final_hash", json.dumps(block_hash))])
 
-    def record_write(self, journal: dict, finals: list[tuple[int, str, list[dict]]],
-                     unfinal: dict[str, str]) -> None:
-        """Follow mode, before a write to stdout (docs/watch.md §Restarts), in one transaction:
-        the write itself (``journal``: its text and where stdout stood), the final lines it
-        holds (``finals``: block, hash, lines; the highest block becomes the last final one)
-        and the blocks above it whose first lines stdout has once it is written."""
+    def record_write(self, journal: dict[str, object], finals: list[FinalBlock],
+                     progress: dict[str, object]) -> None:
+        """Before a write to stdout (docs/watch.md §Restarts), in one transaction: the write
+        itself (``journal``: its text and where stdout stood), what the store keeps of it
+        (``finals``, follow mode: block, hash, final lines; the highest block becomes the last
+        final one) and the progress it makes (``progress``: audit values, e.g. the blocks
+        above the last final one whose first lines stdout has once it is written, or the
+        range's ``emitted_through``)."""
         with self.db:
             self.db.execute("BEGIN")
             for block, block_hash, lines in sorted(finals):
                 self._final(lines, block, block_hash)
             self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
                 ("stdout_journal", json.dumps(journal)),
-                ("unfinal_written", json.dumps(unfinal))])
+                *((key, json.dumps(value)) for key, value in progress.items())])

@@ -34,9 +34,9 @@ _VERDICTS = {v.value: v for v in Verdict}
 
 _RANGE_KEYS = {"schema", "mode", "config_hash", "checks", "first", "last", "pinned_hash",
                "anchor", "head", "confirmations", "segment_blocks"}
-_RANGE_OPTIONAL = {"emitted_through"}
+# the journal of the writes to stdout (recompute/watch/recording.py), in both modes
+_RANGE_OPTIONAL = {"emitted_through", "stdout_journal"}
 _FOLLOW_KEYS = {"schema", "mode", "config_hash", "checks", "confirmations"}
-# the journal of follow mode's writes to stdout (recompute/watch/recording.py)
 _FOLLOW_OPTIONAL = {"last_final_block", "last_final_hash", "stdout_journal", "unfinal_written"}
 _POSITION = ("dev", "ino", "offset")  # where stdout stood, when it is a regular file
 AUDIT_KEYS = _RANGE_KEYS | _RANGE_OPTIONAL | _FOLLOW_KEYS | _FOLLOW_OPTIONAL
@@ -172,6 +172,8 @@ def audit_params(values: dict[str, object]) -> dict:
         raise StoreRecordError("'config_hash' is not a sha256 hex digest")
     checks(values["checks"])
     _int(values["confirmations"], "'confirmations'")
+    if values.get("stdout_journal") is not None:
+        _journal(values["stdout_journal"])
     (_range_values if mode == "range" else _follow_values)(values)
     return dict(values)
 
@@ -195,8 +197,6 @@ def _follow_values(values: dict[str, object]) -> None:
     if "last_final_block" in values:
         _int(values["last_final_block"], "'last_final_block'")
         _hash(values["last_final_hash"], "'last_final_hash'")
-    if values.get("stdout_journal") is not None:
-        _journal(values["stdout_journal"])
     if "unfinal_written" in values:
         _unfinal(values["unfinal_written"])
 
@@ -236,9 +236,9 @@ def planned_segments(params: dict) -> int:
 
 
 def progress(params: dict, segments: int) -> None:
-    """``emitted_through``, against the segments stored: lines are written only once every
-    segment of the plan is in (recompute.watch.coordinator.SegmentedAudit.run), and segments
-    are never removed."""
+    """``emitted_through``, against the segments stored: lines are written (and the block of
+    each write recorded) only once every segment of the plan is in
+    (recompute.watch.coordinator.SegmentedAudit.run), and segments are never removed."""
     emitted = params.get("emitted_through", params["first"] - 1)
     planned = planned_segments(params)
     if emitted >= params["first"] and segments != planned:

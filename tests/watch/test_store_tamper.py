@@ -414,7 +414,7 @@ def _follow_store(path: Path) -> None:
             else:
                 store.record_write({"text": "{}\n", "dev": 2049, "ino": 77, "offset": 640},
                                    [(block, block_hash, [line.to_json()])],
-                                   {"13": "0x" + "13" * 32})
+                                   {"unfinal_written": {"13": "0x" + "13" * 32}})
     finally:
         store.close()
 
