@@ -60,7 +60,7 @@ def line_from_json(value: JsonObject, anchor: JsonObject | None = None) -> Line:
 _SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
 
 
-def line_anchor(params: dict, number: int) -> dict:
+def line_anchor(params: JsonObject, number: int) -> JsonObject:
     """What a line says of its block's anchor once its segment is tied to the pin, exactly as a
     one-process audit says it (recompute.watch.evaluate.anchor_summary): the pinned block M by
     its own anchor, every block below it by parent links from M (a segment anchors itself on
@@ -71,8 +71,8 @@ def line_anchor(params: dict, number: int) -> dict:
     return {"method": anchor["method"], **{k: anchor[k] for k in _SUMMARY_KEYS if k in anchor}}
 
 
-def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
-                lines_of: Callable[[int, int], list[dict]]
+def block_lines(params: JsonObject, checks: list[CheckMeta], ties: Iterable[Tie],
+                lines_of: Callable[[int, int], list[JsonObject]]
                 ) -> Iterator[tuple[int, list[Line]]]:
     """Every block of the audit with its lines, in block order: a linked segment's own lines
     (final when ``confirmations`` deep under the head recorded at the start), else
@@ -82,10 +82,11 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
         by_block: dict[int, list[Line]] = {}
         if t.linked:
             for value in lines_of(t.lo, t.hi):
-                line = line_from_json(value, line_anchor(params, value["block"]))
-                if head is not None and head - line.block >= confirmations:
+                number: int = value["block"]
+                line = line_from_json(value, line_anchor(params, number))
+                if head is not None and head - number >= confirmations:
                     line = line.as_final()
-                by_block.setdefault(line.block, []).append(line)
+                by_block.setdefault(number, []).append(line)
         for number in range(t.lo, t.hi + 1):
             if t.linked:
                 yield number, by_block.get(number, [])
@@ -94,12 +95,12 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
                                     detail=t.detail) for c in checks if number >= c.since]
 
 
-def summarise(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
-              lines_of: Callable[[int, int], list[dict]],
+def summarise(params: JsonObject, checks: list[CheckMeta], ties: Iterable[Tie],
+              lines_of: Callable[[int, int], list[JsonObject]],
               each: Callable[[list[Line]], None] | None = None) -> Summary:
     """The summary of a tied range audit, block by block (one segment's lines at a time);
     ``each`` is handed every block's lines in block order (the report files)."""
-    summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
+    summary = Summary(checks)
     for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
         if each is not None:
@@ -165,11 +166,13 @@ class SegmentedAudit:
         self.sink.progress("\n")
         if len(results) < len(plan):
             self.interrupted = True
-            return Summary(checks), []  # type: ignore[arg-type]
+            return Summary(checks), []
         self._relink(params, plan, results, config_text, config_path, rpcs)
         return self._emit(params, checks, results)
 
-    def _relink(self, params, plan, results, config_text, config_path, rpcs) -> None:
+    def _relink(self, params: JsonObject, plan: list[tuple[int, int]],
+                results: dict[int, SegmentResult], config_text: str, config_path: str,
+                rpcs: list[str]) -> None:
         """The highest segment that does not link, if another ``--rpc`` has not served it yet,
         is evaluated again from the endpoints not tried (one lying or reorged node among
         several then costs a segment's time, not the blocks below it); until it links, or no
@@ -182,8 +185,9 @@ class SegmentedAudit:
                 return
             worst = max(loose, key=lambda t: t.lo)
             served = tried.setdefault(worst.lo, set())
-            if results[worst.lo].endpoint:
-                served.add(results[worst.lo].endpoint)
+            endpoint = results[worst.lo].endpoint
+            if endpoint:
+                served.add(endpoint)
             left = tuple(url for url in rpcs if url not in served)
             if worst.reason != "header-mismatch" or not left:
                 return
@@ -198,7 +202,8 @@ class SegmentedAudit:
                 if result.endpoint is None:  # every endpoint left failed: nothing more to try
                     served.update(left)
 
-    def _emit(self, params, checks, results) -> tuple[Summary, list[Tie]]:
+    def _emit(self, params: JsonObject, checks: list[CheckMeta],
+              results: dict[int, SegmentResult]) -> tuple[Summary, list[Tie]]:
         plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
         ties = tie(params["last"], params["pinned_hash"], plan, results)
         emitted = params.get("emitted_through", params["first"] - 1)

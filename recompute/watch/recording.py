@@ -21,7 +21,7 @@ import stat
 from typing import TextIO
 
 from recompute.watch.evaluate import JsonObject, Line
-from recompute.watch.hooks import OnBad
+from recompute.watch.hooks import Hook
 from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
 from recompute.watch.store import FinalBlock, Store
@@ -32,7 +32,7 @@ class JournalSink(Sink):
     the store (:meth:`_progress`), to the store before stdout gets it."""
 
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
-                 hook: OnBad | None = None, *, store: Store):
+                 hook: Hook | None = None, *, store: Store):
         super().__init__(metrics, out, err, hook)
         self.store = store
         self._in_flight = False  # a write committed to the store, not yet flushed to stdout
@@ -85,7 +85,7 @@ class RecordingSink(JournalSink):
     blocks above it whose first lines stdout has."""
 
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
-                 hook: OnBad | None = None, *, store: Store):
+                 hook: Hook | None = None, *, store: Store):
         super().__init__(metrics, out, err, hook, store=store)
         written = store.get("unfinal_written")
         # blocks above the last final one whose first (not final) lines reached stdout
@@ -109,7 +109,7 @@ class RecordingSink(JournalSink):
     def _stage(self, final: list[Line], first: list[Line]) -> None:
         by_block: dict[int, tuple[str, list[Line]]] = {}
         for line in final:
-            if line.hash is not None:
+            if line.hash is not None and line.block is not None:
                 by_block.setdefault(line.block, (line.hash, []))[1].append(line)
         self._finals = [(block, block_hash, [line.to_json() for line in group])
                         for block, (block_hash, group) in by_block.items()]
@@ -133,7 +133,7 @@ class AuditSink(JournalSink):
     the block as ``emitted_through`` (a resumed audit writes from the block after it)."""
 
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
-                 hook: OnBad | None = None, *, store: Store):
+                 hook: Hook | None = None, *, store: Store):
         super().__init__(metrics, out, err, hook, store=store)
         self._block: int | None = None
 
@@ -150,7 +150,7 @@ class AuditSink(JournalSink):
         return [], {} if self._block is None else {"emitted_through": self._block}
 
 
-def _position(out: TextIO) -> dict:
+def _position(out: TextIO) -> dict[str, int]:
     """Where stdout stands, when it is a regular file: its device, inode and size."""
     try:
         info = os.fstat(out.fileno())
@@ -161,7 +161,7 @@ def _position(out: TextIO) -> dict:
     return {"dev": info.st_dev, "ino": info.st_ino, "offset": info.st_size}
 
 
-def _missing(journal: dict, text: str, out: TextIO) -> str | None:
+def _missing(journal: JsonObject, text: str, out: TextIO) -> str | None:
     """The tail of ``text`` that stdout lacks ("" when it has it whole); None when stdout is
     not the regular file the journal was written against."""
     here = _position(out)

@@ -198,10 +198,12 @@ class Store:
 
     # ---- parameters and progress ---------------------------------------------------------
 
-    def get(self, key: str):
-        return self.params().get(key)
+    def get(self, key: str) -> object:
+        """One audit value, checked (None when the store has none)."""
+        value: object = self.params().get(key)
+        return value
 
-    def params(self) -> dict:
+    def params(self) -> JsonObject:
         """The audit table, every value checked (:func:`records.audit_params`)."""
         with self._reading():
             rows = self.db.execute(
@@ -218,7 +220,7 @@ class Store:
                     text, what, records.MAX_VALUE_BYTES)
             return records.audit_params(values)
 
-    def put(self, values: dict) -> None:
+    def put(self, values: JsonObject) -> None:
         self._frame = None
         with self.db:
             self.db.execute("BEGIN")
@@ -241,7 +243,7 @@ class Store:
                  result.endpoint, result.seconds))
             self._insert_lines(result.lines)
 
-    def _insert_lines(self, lines: list[dict]) -> None:
+    def _insert_lines(self, lines: list[JsonObject]) -> None:
         positions: dict[int, int] = {}
         rows = []
         for line in lines:
@@ -299,18 +301,18 @@ class Store:
 
     def segment_count(self) -> int:
         with self._reading():
-            return self.db.execute("SELECT count(*) FROM segments").fetchone()[0]
+            return int(self.db.execute("SELECT count(*) FROM segments").fetchone()[0])
 
     def line_count(self) -> int:
         with self._reading():
-            return self.db.execute("SELECT count(*) FROM lines").fetchone()[0]
+            return int(self.db.execute("SELECT count(*) FROM lines").fetchone()[0])
 
-    def lines(self, lo: int, hi: int) -> list[dict]:
+    def lines(self, lo: int, hi: int) -> list[JsonObject]:
         """The stored lines of blocks ``lo..hi`` in block order, each checked
         (:func:`records.line`: a check of the audit, once per block)."""
         return list(self.iter_lines(lo, hi))
 
-    def iter_lines(self, lo: int, hi: int) -> Iterator[dict]:
+    def iter_lines(self, lo: int, hi: int) -> Iterator[JsonObject]:
         with self._reading():
             if self._frame is None:
                 self._frame = records.LineFrame.of(self.params())
@@ -333,7 +335,7 @@ class Store:
 
     # ---- follow mode ---------------------------------------------------------------------
 
-    def final_lines(self) -> Iterator[dict]:
+    def final_lines(self) -> Iterator[JsonObject]:
         """A follow store's final lines in block order, each checked, none above the last
         final block it records; once all are read, every stored line must have been read."""
         params = self.params()
@@ -353,13 +355,13 @@ class Store:
                 raise StoreRecordError(f"{stored - read} stored line(s) are not lines of "
                                        "blocks")
 
-    def record_final(self, lines: list[dict], block: int, block_hash: str) -> None:
+    def record_final(self, lines: list[JsonObject], block: int, block_hash: str) -> None:
         """A followed block's final lines, and the block as the last final one."""
         with self.db:
             self.db.execute("BEGIN")
             self._final(lines, block, block_hash)
 
-    def _final(self, lines: list[dict], block: int, block_hash: str) -> None:
+    def _final(self, lines: list[JsonObject], block: int, block_hash: str) -> None:
         self.db.execute("DELETE FROM lines WHERE block = ?", (block,))
         self._insert_lines(lines)
         self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [

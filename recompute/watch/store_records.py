@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from recompute.core import boundedjson
 from recompute.core.anchor import TRUSTS
 from recompute.core.verdict import Verdict
+from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
 
 SCHEMA = 1  # the store's layout version, kept in the audit table under "schema"
@@ -100,7 +101,7 @@ class CheckMeta:
     healthy: Verdict
     since: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"name": self.name, "healthy": self.healthy.value, "since": self.since}
 
     @classmethod
@@ -124,7 +125,7 @@ def checks(value: object) -> list[CheckMeta]:
     return out
 
 
-def anchor(value: object) -> dict:
+def anchor(value: object) -> JsonObject:
     """The range's pin as the anchor described it (method, what it trusts, its details); the
     keys a line's anchor copies are checked for type, the rest are only shown."""
     if not isinstance(value, dict):
@@ -146,7 +147,7 @@ def anchor(value: object) -> dict:
     return value
 
 
-def audit_params(values: dict[str, object]) -> dict:
+def audit_params(values: dict[str, object]) -> JsonObject:
     """The audit table (each value already parsed): every key the mode needs, of its type and
     range, and no other. A store with no mode yet holds only its schema."""
     mode = values.get("mode")
@@ -229,13 +230,14 @@ def _unfinal(value: object) -> None:
         _hash(block_hash, f"'unfinal_written' block {number}")
 
 
-def planned_segments(params: dict) -> int:
+def planned_segments(params: JsonObject) -> int:
     """How many segments the range's plan has (recompute.watch.linking.plan_segments), without
     making the plan: a range may be far longer than the store's rows."""
-    return (params["last"] - params["first"]) // params["segment_blocks"] + 1
+    first, last, size = params["first"], params["last"], params["segment_blocks"]
+    return int((last - first) // size + 1)
 
 
-def progress(params: dict, segments: int) -> None:
+def progress(params: JsonObject, segments: int) -> None:
     """``emitted_through``, against the segments stored: lines are written (and the block of
     each write recorded) only once every segment of the plan is in
     (recompute.watch.coordinator.SegmentedAudit.run), and segments are never removed."""
@@ -249,14 +251,14 @@ def progress(params: dict, segments: int) -> None:
 # ---- a segment ----------------------------------------------------------------------------
 
 
-def segment(row: tuple, params: dict) -> SegmentResult:
+def segment(row: tuple[object, ...], params: JsonObject) -> SegmentResult:
     """A row of the segments table: a segment of the audit's own plan, its links as an
     evaluation leaves them (every hash, or a failure and none)."""
     lo, hi, parent, top, hashes_text, failure_text, endpoint, seconds = row
     first, last, size = params["first"], params["last"], params["segment_blocks"]
     lo = _int(lo, "a segment's first block", first, last)
     where = f"segment {lo}..{str(hi)[:20]}"
-    if (lo - first) % size or hi != min(lo + size - 1, last):
+    if not isinstance(hi, int) or (lo - first) % size or hi != min(lo + size - 1, last):
         raise StoreRecordError(f"{where} is not a segment of blocks {first}..{last} in "
                                f"segments of {size}")
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) \
@@ -297,13 +299,13 @@ class LineFrame:
     final: bool
 
     @classmethod
-    def of(cls, params: dict) -> LineFrame:
+    def of(cls, params: JsonObject) -> LineFrame:
         if params.get("mode") is None:
             raise StoreRecordError("holds no audit")
         return cls({c.name: c for c in checks(params["checks"])}, params["mode"] == "follow")
 
 
-def line(row: tuple, frame: LineFrame) -> dict:
+def line(row: tuple[object, ...], frame: LineFrame) -> JsonObject:
     """A row of the lines table, ``(block, position, text)``: the JSON a watch wrote to stdout
     for one check at one block."""
     block, position, text = row
@@ -336,7 +338,7 @@ def line(row: tuple, frame: LineFrame) -> dict:
     return value
 
 
-def _verdict_fields(value: dict, frame: LineFrame, where: str) -> None:
+def _verdict_fields(value: JsonObject, frame: LineFrame, where: str) -> None:
     """check, verdict, reason, final, healthy: a check of the audit from its ``since`` on, one
     of the three verdicts, healthy as the check's healthy verdict says
     (recompute.watch.config.Check.is_healthy)."""
