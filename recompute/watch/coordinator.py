@@ -10,11 +10,11 @@ is in, the segments are tied into one chain of parent links up to the pinned blo
 one-process auditor writes them; a segment that did not link, or kept failing, gives
 UNVERIFIABLE lines (``hash`` null, never final) for its blocks, counted in the summary.
 
-Each block's lines are one write to stdout, committed to the store first with the block as
-``emitted_through`` (:class:`~recompute.watch.recording.AuditSink`, the journal follow mode
-uses too): a resumed audit writes what stdout lacks of that last write (on a regular file;
-on a pipe, the whole write again) and goes on with the block after it, so each line reaches
-stdout once (docs/watch.md §Restarts).
+The lines go to stdout in writes of whole blocks, each committed to the store first with its
+last block as ``emitted_through`` (:class:`~recompute.watch.recording.AuditSink`, the journal
+follow mode uses too): a resumed audit writes what stdout lacks of that last write (on a
+regular file; on a pipe, the whole write again) and goes on with the block after it, so each
+line reaches stdout once (docs/watch.md §Restarts).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines
 from recompute.watch.recording import AuditSink
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
-from recompute.watch.sink import Sink
+from recompute.watch.sink import Sink, line_text
 from recompute.watch.store import Store
 from recompute.watch.store_records import CheckMeta
 
@@ -211,10 +211,20 @@ class SegmentedAudit:
         for t in ties:
             if not t.linked:
                 self.sink.note(f"segment {t.lo}..{t.hi} not merged ({t.reason}): {t.detail}")
-        # each block's write committed to the store with the block first (docs/watch.md
-        # §Restarts): a resumed audit completes the write a kill cut and goes on after it
+        # each write committed to the store with its blocks first (docs/watch.md §Restarts):
+        # a resumed audit completes the write a kill cut and goes on after it
         sink = self.sink
-        out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store)
+
+        def text_of(lo: int, hi: int) -> str:
+            """The text of blocks ``lo..hi`` exactly as written (a write the journal names)."""
+            texts: dict[object, str] = {}
+            around = [t for t in ties if t.lo <= hi and t.hi >= lo]
+            return "".join(line_text(line, texts) + "\n" for number, lines
+                           in block_lines(params, checks, around, self.store.lines)
+                           if lo <= number <= hi for line in lines)
+
+        out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store,
+                        text_of=text_of)
         try:
             out.recover()
             for number, lines in block_lines(params, checks, ties, self.store.lines):

@@ -5,8 +5,9 @@ point and restarted writes no line twice and loses none (docs/watch.md §Restart
 
 Each write to stdout is first committed to the store, in one transaction with what it changes
 there (follow mode: the final lines it holds, the last final block, the blocks whose first
-lines it holds; a range audit: ``emitted_through``, the block it writes) and with the write's
-own text and where stdout stood before it; then it is written and flushed. A kill at any point
+lines it holds; a range audit: ``emitted_through``, the last block it writes) and with what
+names the write (its text; a range audit's blocks, whose lines the store holds) and where
+stdout stood before it; then it is written and flushed. A kill at any point
 leaves the store either without the write (stdout has none of it) or with it (stdout has none,
 part or all of it); a restart (:meth:`JournalSink.recover`) compares that last write with the
 end of stdout when stdout is a regular file and writes exactly the part it lacks. When stdout
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from typing import TextIO
 
 from recompute.watch.evaluate import JsonObject, Line
@@ -41,15 +43,28 @@ class JournalSink(Sink):
         """What the next write changes in the store: final lines, audit values."""
         return [], {}
 
+    def _what(self, text: str) -> JsonObject:
+        """What the journal keeps to name a write: its text."""
+        return {"text": text}
+
+    def _text(self, journal: JsonObject) -> str | None:
+        """The text of the write ``journal`` names (None: it names none)."""
+        text = journal.get("text")
+        return text if isinstance(text, str) else None
+
     def _put(self, text: str) -> None:
         with self._lock:
-            journal: JsonObject = {"text": text, **_position(self.out)}
-            finals, progress = self._progress()
-            self.store.record_write(journal, finals, progress)
-            self._in_flight = True
-            self.out.write(text)
-            self.out.flush()
-            self._in_flight = False
+            self._journaled(text)
+
+    def _journaled(self, text: str) -> None:
+        """Commit, then write and flush (the lock held)."""
+        journal: JsonObject = {**self._what(text), **_position(self.out)}
+        finals, progress = self._progress()
+        self.store.record_write(journal, finals, progress)
+        self._in_flight = True
+        self.out.write(text)
+        self.out.flush()
+        self._in_flight = False
 
     def close(self) -> None:
         """A run that ends without a kill: every write it committed reached stdout whole, so
@@ -60,9 +75,11 @@ class JournalSink(Sink):
     def recover(self) -> None:
         """After a restart: write what stdout lacks of the last write committed before it."""
         journal = self.store.get("stdout_journal")
-        if not isinstance(journal, dict) or not isinstance(journal.get("text"), str):
+        if not isinstance(journal, dict):
             return
-        text: str = journal["text"]
+        text = self._text(journal)
+        if text is None:
+            return
         missing = _missing(journal, text, self.out)
         if missing is None:
             self.note("watch: stdout is not the file the last run wrote to (or not a file): "
@@ -128,26 +145,69 @@ class RecordingSink(JournalSink):
         return {int(n): h for n, h in self.unfinal.items() if n.isdigit() and isinstance(h, str)}
 
 
+WRITE_CHARS = 1 << 16  # a range audit's write: whole blocks, this much text or one block
+
+
 class AuditSink(JournalSink):
-    """A range audit's lines, block by block in block order: each block's write committed with
-    the block as ``emitted_through`` (a resumed audit writes from the block after it)."""
+    """A range audit's lines in block order, in writes of whole blocks (up to
+    :data:`WRITE_CHARS` of text, or one block), each committed with its blocks, the last one as
+    ``emitted_through`` (a resumed audit writes from the block after it). The journal names
+    the write's blocks rather than keeping its text: the store holds their lines, and
+    ``text_of(lo, hi)`` writes them again exactly (the coordinator's)."""
 
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
-                 hook: Hook | None = None, *, store: Store):
+                 hook: Hook | None = None, *, store: Store,
+                 text_of: Callable[[int, int], str]):
         super().__init__(metrics, out, err, hook, store=store)
-        self._block: int | None = None
+        self.text_of = text_of
+        self._block = 0
+        self._first: int | None = None  # the first block of the write being gathered
+        self._gathered: list[str] = []
+        self._size = 0
 
     def block(self, number: int, lines: list[Line]) -> None:
         """Block ``number``'s lines (UNVERIFIABLE lines of a block not merged, ``hash`` null,
-        or the block's verdicts)."""
+        or the block's verdicts): gathered into the next write."""
         self._block = number
+        if self._first is None:
+            self._first = number
         if lines and lines[0].hash is None:
             self.unverifiable(lines)
         else:
             self.evaluated(lines)
 
+    def _put(self, text: str) -> None:
+        with self._lock:
+            self._gathered.append(text)
+            self._size += len(text)
+            if self._size >= WRITE_CHARS:
+                self._flush_gathered()
+
+    def _flush_gathered(self) -> None:
+        if self._gathered:
+            self._journaled("".join(self._gathered))
+        self._gathered, self._size, self._first = [], 0, None
+
+    def close(self) -> None:
+        """The last write, then the journal marked done (as after any clean end); nothing after
+        a write that failed (the next run checks that one)."""
+        if self._in_flight:
+            return
+        with self._lock:
+            self._flush_gathered()
+        super().close()
+
+    def _what(self, text: str) -> JsonObject:
+        return {"blocks": [self._first, self._block]}
+
+    def _text(self, journal: JsonObject) -> str | None:
+        blocks = journal.get("blocks")
+        if not isinstance(blocks, list) or len(blocks) != 2:
+            return None
+        return self.text_of(blocks[0], blocks[1])
+
     def _progress(self) -> tuple[list[FinalBlock], JsonObject]:
-        return [], {} if self._block is None else {"emitted_through": self._block}
+        return [], {"emitted_through": self._block}
 
 
 def _position(out: TextIO) -> dict[str, int]:

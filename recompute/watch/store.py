@@ -371,7 +371,7 @@ class Store:
     def record_write(self, journal: dict[str, object], finals: list[FinalBlock],
                      progress: dict[str, object]) -> None:
         """Before a write to stdout (docs/watch.md §Restarts), in one transaction: the write
-        itself (``journal``: its text and where stdout stood), what the store keeps of it
+        itself (``journal``: its text or blocks, where stdout stood), what the store keeps of it
         (``finals``, follow mode: block, hash, final lines; the highest block becomes the last
         final one) and the progress it makes (``progress``: audit values, e.g. the blocks
         above the last final one whose first lines stdout has once it is written, or the

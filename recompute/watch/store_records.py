@@ -174,7 +174,7 @@ def audit_params(values: dict[str, object]) -> JsonObject:
     checks(values["checks"])
     _int(values["confirmations"], "'confirmations'")
     if values.get("stdout_journal") is not None:
-        _journal(values["stdout_journal"])
+        _journal(values["stdout_journal"], mode)
     (_range_values if mode == "range" else _follow_values)(values)
     return dict(values)
 
@@ -202,15 +202,24 @@ def _follow_values(values: dict[str, object]) -> None:
         _unfinal(values["unfinal_written"])
 
 
-def _journal(value: object) -> None:
-    """``stdout_journal``: the last write to stdout (its text) and, when stdout is a regular
-    file, its device, inode and the offset the write started at; null after a clean stop."""
+def _journal(value: object, mode: object) -> None:
+    """``stdout_journal``: the last write to stdout (follow mode: its text; a range audit: its
+    blocks ``[lo, hi]``, whose stored lines it is) and, when stdout is a regular file, its
+    device, inode and the offset the write started at; null after a clean stop."""
     if not isinstance(value, dict):
         raise StoreRecordError(f"'stdout_journal' is {_kind(value)}, not an object")
-    unknown = sorted(set(value) - {"text", *_POSITION})
+    what = "blocks" if mode == "range" else "text"
+    unknown = sorted(set(value) - {what, *_POSITION})
     if unknown:
         raise StoreRecordError(f"'stdout_journal' holds no {unknown[0][:40]!r}")
-    _str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES)
+    if what == "text":
+        _str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES)
+    else:
+        blocks = value.get("blocks")
+        if not isinstance(blocks, list) or len(blocks) != 2:
+            raise StoreRecordError("'stdout_journal' blocks are not [first, last]")
+        _int(blocks[1], "'stdout_journal' last block", _int(blocks[0], "'stdout_journal' "
+                                                            "first block"))
     present = [key for key in _POSITION if key in value]
     if present and len(present) != len(_POSITION):
         raise StoreRecordError("'stdout_journal' dev, ino and offset go together")

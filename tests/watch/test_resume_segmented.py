@@ -1,7 +1,8 @@
 """A range audit with ``--store`` (segmented, ``--processes`` or not) whose coordinator is killed
 at any point and then ``--resume``d writes each line once (docs/watch.md §Restarts): the store
 and stdout after the kills are byte for byte those of one uninterrupted run on a regular file;
-on a pipe at most the one block's write in flight at the kill comes again, whole.
+on a pipe at most the one write in flight at the kill (whole blocks, about 64 KiB of lines) comes
+again, whole.
 
 The expected stdout and store are one uninterrupted run of the same audit against the shared
 session devnet (itself the one-process auditor's lines: tests/watch/test_segmented.py). The
@@ -37,6 +38,7 @@ from recompute.sources.live import LiveSource
 from recompute.watch.config import load_config
 from recompute.watch.coordinator import in_process
 from recompute.watch.metrics import Metrics
+from recompute.watch.recording import WRITE_CHARS
 from recompute.watch.segment import SegmentResult, SegmentTask
 from recompute.watch.sink import Sink
 from recompute.watch.store import Store
@@ -144,7 +146,8 @@ def _kills(rng: random.Random, total: int) -> list[tuple[str, int]]:
     out = []
     for _ in range(rng.randint(1, 3)):
         kind = rng.choice(["segments", "commit", "byte", "byte"])
-        out.append((kind, {"segments": rng.randrange(segments), "commit": rng.randint(1, 90),
+        writes = total // WRITE_CHARS  # a run's writes to stdout, but for its last
+        out.append((kind, {"segments": rng.randrange(segments), "commit": rng.randint(1, writes),
                            "byte": rng.randrange(total)}[kind]))
     return out
 
@@ -170,7 +173,7 @@ def test_killed_anywhere_and_resumed_the_audit_writes_each_line_once_on_a_file(w
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_on_a_pipe_only_the_block_written_at_the_kill_comes_again(whole, tmp_path, seed):
+def test_on_a_pipe_only_the_write_in_flight_at_the_kill_comes_again(whole, tmp_path, seed):
     text = whole["stdout"]
     at = random.Random(seed).randrange(len(text))
     store, killed = tmp_path / "audit.sqlite", io.StringIO()
@@ -179,22 +182,27 @@ def test_on_a_pipe_only_the_block_written_at_the_kill_comes_again(whole, tmp_pat
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(audit_cmd, "in_process", _replaying(whole, None))
         assert _audit(whole["url"], store, resumed, resume=True) == 1
-    _one_block_again(text, killed.getvalue(), resumed.getvalue())
+    _one_write_again(text, killed.getvalue(), resumed.getvalue())
     assert _dump(store) == whole["store"]
 
 
-def _one_block_again(whole: str, killed: str, resumed: str) -> None:
-    """``killed`` then ``resumed`` is ``whole`` with one block's write begun in ``killed``
-    written whole again at the start of ``resumed`` (nothing else repeated, nothing lost)."""
+def _one_write_again(whole: str, killed: str, resumed: str) -> None:
+    """``killed`` then ``resumed`` is ``whole`` with the lines of one write begun in ``killed``
+    written whole again at the start of ``resumed`` (nothing else repeated, nothing lost): a
+    write is whole blocks in block order, less than WRITE_CHARS of them before its last."""
     cut = killed.rfind("\n") + 1  # killed's last whole line ends there
     assert whole.startswith(killed[:cut])
     rest = whole[cut:]
     again = resumed[:len(resumed) - len(rest)]
-    assert resumed.endswith(rest) and again.endswith("\n")
+    assert resumed.endswith(rest) and again.endswith("\n") or not again
     assert rest.startswith(killed[cut:])  # a cut line: its rest follows, never a gap
-    blocks = {row.split(",", 1)[0] for row in again.splitlines()}
-    assert len(blocks) <= 1, f"lines of {len(blocks)} blocks written again"
-    assert whole[:cut].endswith(again) or not again, "what comes again is what was written"
+    assert whole[:cut].endswith(again), "what comes again is what was written"
+    rows = again.splitlines(keepends=True)
+    numbers = [json.loads(row)["block"] for row in rows]
+    assert numbers == sorted(numbers) and len(set(numbers)) == (
+        numbers[-1] - numbers[0] + 1 if numbers else 0), "whole blocks in order"
+    assert sum(len(r) for r, n in zip(rows, numbers, strict=True) if n != numbers[-1]) \
+        < WRITE_CHARS, "one write's lines at most"
 
 
 # ---- real SIGKILLs of the command ------------------------------------------------------------
@@ -242,7 +250,7 @@ def test_processes_1_sigkilled_while_writing_then_resumed_appends_each_line_once
     assert _dump(store) == whole["store"]
 
 
-def test_a_coordinator_sigkilled_blocked_on_a_pipe_repeats_at_most_one_block(whole, tmp_path):
+def test_a_coordinator_sigkilled_blocked_on_a_pipe_repeats_at_most_one_write(whole, tmp_path):
     """stdout a pipe nobody reads after 20,000 characters: the coordinator blocks in a write
     (the pipe full), is SIGKILLed there, and the resumed audit's lines follow."""
     store = tmp_path / "audit.sqlite"
@@ -261,5 +269,5 @@ def test_a_coordinator_sigkilled_blocked_on_a_pipe_repeats_at_most_one_block(who
     resumed = _resume(whole["url"], store, subprocess.PIPE)
     assert resumed.returncode == 1, resumed.stderr
     assert "written again" in resumed.stderr
-    _one_block_again(whole["stdout"], killed, resumed.stdout)
+    _one_write_again(whole["stdout"], killed, resumed.stdout)
     assert _dump(store) == whole["store"]
