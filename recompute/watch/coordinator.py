@@ -31,7 +31,7 @@ from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines
 from recompute.watch.recording import AuditSink
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
-from recompute.watch.sink import Sink, line_text
+from recompute.watch.sink import Sink, lines_text
 from recompute.watch.store import Store
 from recompute.watch.store_records import CheckMeta
 
@@ -216,12 +216,12 @@ class SegmentedAudit:
         sink = self.sink
 
         def text_of(lo: int, hi: int) -> str:
-            """The text of blocks ``lo..hi`` exactly as written (a write the journal names)."""
-            texts: dict[object, str] = {}
+            """The text of blocks ``lo..hi`` exactly as written (a write the journal names),
+            block by block as the sink writes them."""
             around = [t for t in ties if t.lo <= hi and t.hi >= lo]
-            return "".join(line_text(line, texts) + "\n" for number, lines
+            return "".join(lines_text(lines) for number, lines
                            in block_lines(params, checks, around, self.store.lines)
-                           if lo <= number <= hi for line in lines)
+                           if lo <= number <= hi)
 
         out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store,
                         text_of=text_of)

@@ -61,6 +61,13 @@ def line_text(line: Line, texts: dict[object, str]) -> str:
             f'"evidence_digest": {_scalar(line.evidence_digest)}{anchor}{detail}}}')
 
 
+def lines_text(lines: list[Line]) -> str:
+    """One write's text: each line and a newline. The parts cache of :func:`line_text` lives
+    as long as ``lines`` (it keys anchors by id: their objects stay alive meanwhile)."""
+    texts: dict[object, str] = {}
+    return "".join([line_text(line, texts) + "\n" for line in lines])
+
+
 FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that retracts them
 
 
@@ -79,8 +86,7 @@ class Sink:
         self._put("".join(_LINE(o) + "\n" for o in objects))
 
     def _write_lines(self, lines: list[Line]) -> None:
-        texts: dict[object, str] = {}
-        self._put("".join([line_text(line, texts) + "\n" for line in lines]))
+        self._put(lines_text(lines))
 
     def _put(self, text: str) -> None:
         with self._lock:
