@@ -336,7 +336,7 @@ def _summary_of(checks: list[CheckMeta], lines: Iterable[dict[str, Any]],
                 each: Callable[[list[Line]], None] | None = None) -> Summary:
     """Stored lines (checked, in block order) summed block by block, as they come; ``each`` is
     handed every block's lines (the report files)."""
-    summary = Summary(checks)  # type: ignore[arg-type]
+    summary = Summary(checks)
     for _, group in groupby(lines, key=lambda value: value["block"]):
         block = [line_from_json(value) for value in group]
         summary.add(block)

@@ -45,7 +45,7 @@ from recompute.watch.auditor import Auditor
 from recompute.watch.config import Check, load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
-from recompute.watch.hooks import OnBad
+from recompute.watch.hooks import Hook, OnBad
 from recompute.watch.metrics import Metrics, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
@@ -263,7 +263,7 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
         sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
-    hooks: list[OnBad | Webhook] = [OnBad(on_bad, sink.note)] if on_bad else []
+    hooks: list[Hook] = [OnBad(on_bad, sink.note)] if on_bad else []
     if webhook_url:
         hooks.append(Webhook(webhook_url, sink.note, webhook_format))
     hook = Hooks(hooks) if hooks else None

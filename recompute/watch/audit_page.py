@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, Verdict
 from recompute.version import __version__
 from recompute.watch.auditor import Summary
-from recompute.watch.evaluate import Line
+from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.timeline import Timeline, health_of, legend, svg
 
 MAX_FINDINGS = 200  # a check's BAD and unhealthy lines shown on the page (the CSV has all)
@@ -29,14 +29,14 @@ class AuditFacts:
 
     title: str
     config_hash: str
-    anchor: dict  # Anchor.to_json(): method, trusts, and the method's detail
+    anchor: JsonObject  # Anchor.to_json(): method, trusts, and the method's detail
     exit_code: int
     first: int | None = None
     last: int | None = None
     pinned_hash: str | None = None
     complete: bool = True
     notes: list[str] = field(default_factory=list)
-    retractions: list[dict] = field(default_factory=list)  # {from, to, reason, detail}
+    retractions: list[JsonObject] = field(default_factory=list)  # {from, to, reason, detail}
     retraction_note: str = ""  # why there can be none, when there are none
 
 
@@ -53,6 +53,8 @@ class AuditPage:
 
     def add(self, lines: Iterable[Line]) -> None:
         for line in lines:
+            if line.block is None:  # node trouble before any block: no block to show
+                continue
             if line.check not in self.timelines:  # a stored line of a check not listed
                 self.timelines[line.check] = Timeline()
                 self.findings[line.check] = []

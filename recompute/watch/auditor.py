@@ -16,18 +16,30 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from recompute.core.anchor import AnchoredBlock, ancestors
 from recompute.core.errors import Unverifiable
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, EXIT_UNVERIFIABLE, Verdict
-from recompute.watch.config import Check
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.lookahead import in_order
 from recompute.watch.sink import Sink
 
 BAR = 28
+
+
+class CheckHealth(Protocol):
+    """What the summary reads of a check: a :class:`~recompute.watch.config.Check`, or the
+    store's :class:`~recompute.watch.store_records.CheckMeta` of one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def healthy(self) -> Verdict: ...
 
 
 @dataclass
@@ -42,7 +54,7 @@ class Tally:
 class Summary:
     """Per check: GOOD / BAD / UNVERIFIABLE counts, the first BAD and first unhealthy block."""
 
-    def __init__(self, checks: list[Check]):
+    def __init__(self, checks: Iterable[CheckHealth]):
         self.tallies = {c.name: Tally(c.healthy) for c in checks}
         self.blocks = 0
 

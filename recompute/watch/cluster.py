@@ -31,12 +31,18 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from recompute.core.errors import OptionError, UsageError
 from recompute.watch.linking import SEGMENT_FAILED
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
 from recompute.watch.worker_pool import LocalProcesses
+
+if TYPE_CHECKING:  # Dask is imported only when --cluster or --processes is given
+    from dask.typing import Key
+    from distributed import Future
+    from distributed.security import Security
 
 CONNECT_TIMEOUT = "10s"
 _TLS_CONFIG = {"ca": "distributed.comm.tls.ca-file", "cert": "distributed.comm.tls.client.cert",
@@ -57,7 +63,7 @@ class ClusterTarget:
     def tls(self) -> bool:
         return self.url.startswith("tls://")
 
-    def security(self):
+    def security(self) -> Security | None:
         """Dask's ``Security`` for a ``tls://`` target (encryption required), else None."""
         if not self.tls:
             return None
@@ -169,7 +175,7 @@ class DaskExecutor:
                  ) -> Iterator[tuple[SegmentTask, SegmentResult]]:
         from distributed import as_completed
 
-        futures = {}
+        futures: dict[Key, tuple[Future[SegmentResult], SegmentTask]] = {}
         for task in tasks:
             future = self.client.submit(evaluate_segment, task, pure=False, retries=1,
                                         key=f"recompute-segment-{self.audit_id}-{task.lo}")
@@ -187,9 +193,12 @@ class DaskExecutor:
                     future.cancel()
 
     @staticmethod
-    def _result(future, task: SegmentTask) -> SegmentResult:
+    def _result(future: Future[SegmentResult], task: SegmentTask) -> SegmentResult:
         try:
-            return future.result()
+            result = future.result()
+            if not isinstance(result, SegmentResult):  # what evaluate_segment returns
+                raise TypeError(f"a worker returned {type(result).__name__}")
+            return result
         except UsageError:
             raise
         except Exception as exc:  # the scheduler gave up on the task (KilledWorker, …)

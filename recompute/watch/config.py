@@ -32,6 +32,7 @@ import shlex
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from recompute.core.boundedjson import MAX_DEPTH, nesting_depth
 from recompute.core.errors import OptionError, UsageError, within
@@ -54,7 +55,7 @@ class Check:
 
     name: str
     recipe: Recipe
-    params: dict
+    params: dict[str, Any]  # the recipe's parameters as checks.toml gives them
     address: bytes
     layout: Layout
     healthy: Verdict = Verdict.GOOD
@@ -110,7 +111,7 @@ def parse_config_text(text: str, path: Path,
     return parse_config(data, path, recipe_paths)
 
 
-def parse_config(data: dict, path: Path,
+def parse_config(data: dict[str, Any], path: Path,
                  recipe_paths: list[str] | tuple[str, ...] = ()) -> list[Check]:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
@@ -171,7 +172,7 @@ def _parse_check(entry: object, index: int, path: Path, extra: list[str],
         raise within(where, exc) from None
 
 
-def _build(entry: dict, name: str, path: Path, extra: list[str],
+def _build(entry: dict[str, Any], name: str, path: Path, extra: list[str],
            layouts: dict[str, Layout]) -> Check:
     recipe_name = entry.get("recipe")
     if not isinstance(recipe_name, str):

@@ -10,9 +10,11 @@ is in, the segments are tied into one chain of parent links up to the pinned blo
 one-process auditor writes them; a segment that did not link, or kept failing, gives
 UNVERIFIABLE lines (``hash`` null, never final) for its blocks, counted in the summary.
 
-``emitted_through`` in the store is advanced after each segment's lines are flushed, so a
-resumed audit writes only the blocks a killed one had not written (a kill in the instant
-between the flush and the commit writes that segment again: at least once, never a gap).
+The lines go to stdout in writes of whole blocks, each committed to the store first with its
+last block as ``emitted_through`` (:class:`~recompute.watch.recording.AuditSink`, the journal
+follow mode uses too): a resumed audit writes what stdout lacks of that last write (on a
+regular file; on a pipe, the whole write again) and goes on with the block after it, so each
+line reaches stdout once (docs/watch.md §Restarts).
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.verdict import Verdict
 from recompute.version import __version__
 from recompute.watch.auditor import Summary, _bar
-from recompute.watch.evaluate import Line
+from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines
+from recompute.watch.recording import AuditSink
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
-from recompute.watch.sink import Sink
+from recompute.watch.sink import Sink, lines_text
 from recompute.watch.store import Store
 from recompute.watch.store_records import CheckMeta
 
@@ -46,26 +49,18 @@ def in_process(tasks: list[SegmentTask], stop: threading.Event
         yield task, evaluate_segment(task)
 
 
-def line_from_json(value: dict, anchor: dict | None = None) -> Line:
-    """A stored line (the store is the user's file): a ValueError or KeyError when a field is
-    missing or of another type than a watch writes."""
-    line = Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
+def line_from_json(value: JsonObject, anchor: JsonObject | None = None) -> Line:
+    """A stored line as :func:`recompute.watch.store_records.line` returns it, every field
+    already checked there (the store hands out no other): the line it was."""
+    return Line(value["block"], value["hash"], value["check"], Verdict(value["verdict"]),
                 value["reason"], value["final"], value["healthy"], value["derived"],
                 value["evidence_digest"], value.get("detail", ""), anchor=anchor)
-    if (type(line.block) is not int or type(line.check) is not str
-            or type(line.reason) is not str or type(line.final) is not bool
-            or type(line.detail) is not str or type(line.derived) is not dict
-            or not isinstance(line.hash, (str, type(None)))
-            or not isinstance(line.healthy, (bool, type(None)))
-            or not isinstance(line.evidence_digest, (str, type(None)))):
-        raise ValueError("a stored line is malformed")
-    return line
 
 
 _SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
 
 
-def line_anchor(params: dict, number: int) -> dict:
+def line_anchor(params: JsonObject, number: int) -> JsonObject:
     """What a line says of its block's anchor once its segment is tied to the pin, exactly as a
     one-process audit says it (recompute.watch.evaluate.anchor_summary): the pinned block M by
     its own anchor, every block below it by parent links from M (a segment anchors itself on
@@ -76,8 +71,8 @@ def line_anchor(params: dict, number: int) -> dict:
     return {"method": anchor["method"], **{k: anchor[k] for k in _SUMMARY_KEYS if k in anchor}}
 
 
-def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
-                lines_of: Callable[[int, int], list[dict]]
+def block_lines(params: JsonObject, checks: list[CheckMeta], ties: Iterable[Tie],
+                lines_of: Callable[[int, int], list[JsonObject]]
                 ) -> Iterator[tuple[int, list[Line]]]:
     """Every block of the audit with its lines, in block order: a linked segment's own lines
     (final when ``confirmations`` deep under the head recorded at the start), else
@@ -87,10 +82,11 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
         by_block: dict[int, list[Line]] = {}
         if t.linked:
             for value in lines_of(t.lo, t.hi):
-                line = line_from_json(value, line_anchor(params, value["block"]))
-                if head is not None and head - line.block >= confirmations:
+                number: int = value["block"]
+                line = line_from_json(value, line_anchor(params, number))
+                if head is not None and head - number >= confirmations:
                     line = line.as_final()
-                by_block.setdefault(line.block, []).append(line)
+                by_block.setdefault(number, []).append(line)
         for number in range(t.lo, t.hi + 1):
             if t.linked:
                 yield number, by_block.get(number, [])
@@ -99,12 +95,12 @@ def block_lines(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
                                     detail=t.detail) for c in checks if number >= c.since]
 
 
-def summarise(params: dict, checks: list[CheckMeta], ties: Iterable[Tie],
-              lines_of: Callable[[int, int], list[dict]],
+def summarise(params: JsonObject, checks: list[CheckMeta], ties: Iterable[Tie],
+              lines_of: Callable[[int, int], list[JsonObject]],
               each: Callable[[list[Line]], None] | None = None) -> Summary:
     """The summary of a tied range audit, block by block (one segment's lines at a time);
     ``each`` is handed every block's lines in block order (the report files)."""
-    summary = Summary(checks)  # type: ignore[arg-type]  # name and healthy are all it reads
+    summary = Summary(checks)
     for _, lines in block_lines(params, checks, ties, lines_of):
         summary.add(lines)
         if each is not None:
@@ -170,11 +166,13 @@ class SegmentedAudit:
         self.sink.progress("\n")
         if len(results) < len(plan):
             self.interrupted = True
-            return Summary(checks), []  # type: ignore[arg-type]
+            return Summary(checks), []
         self._relink(params, plan, results, config_text, config_path, rpcs)
         return self._emit(params, checks, results)
 
-    def _relink(self, params, plan, results, config_text, config_path, rpcs) -> None:
+    def _relink(self, params: JsonObject, plan: list[tuple[int, int]],
+                results: dict[int, SegmentResult], config_text: str, config_path: str,
+                rpcs: list[str]) -> None:
         """The highest segment that does not link, if another ``--rpc`` has not served it yet,
         is evaluated again from the endpoints not tried (one lying or reorged node among
         several then costs a segment's time, not the blocks below it); until it links, or no
@@ -187,8 +185,9 @@ class SegmentedAudit:
                 return
             worst = max(loose, key=lambda t: t.lo)
             served = tried.setdefault(worst.lo, set())
-            if results[worst.lo].endpoint:
-                served.add(results[worst.lo].endpoint)
+            endpoint = results[worst.lo].endpoint
+            if endpoint:
+                served.add(endpoint)
             left = tuple(url for url in rpcs if url not in served)
             if worst.reason != "header-mismatch" or not left:
                 return
@@ -203,27 +202,40 @@ class SegmentedAudit:
                 if result.endpoint is None:  # every endpoint left failed: nothing more to try
                     served.update(left)
 
-    def _emit(self, params, checks, results) -> tuple[Summary, list[Tie]]:
+    def _emit(self, params: JsonObject, checks: list[CheckMeta],
+              results: dict[int, SegmentResult]) -> tuple[Summary, list[Tie]]:
         plan = plan_segments(params["first"], params["last"], params["segment_blocks"])
         ties = tie(params["last"], params["pinned_hash"], plan, results)
-        emitted = self.store.get("emitted_through")
-        emitted = params["first"] - 1 if not isinstance(emitted, int) else emitted
-        summary = Summary(checks)  # type: ignore[arg-type]
+        emitted = params.get("emitted_through", params["first"] - 1)
+        summary = Summary(checks)
         for t in ties:
             if not t.linked:
                 self.sink.note(f"segment {t.lo}..{t.hi} not merged ({t.reason}): {t.detail}")
-        segment_end = {t.hi for t in ties}
-        for number, lines in block_lines(params, checks, ties, self.store.lines):
-            summary.add(lines)
-            if number > emitted:
-                if lines and lines[0].hash is None:
-                    self.sink.unverifiable(lines)
-                else:
-                    self.sink.evaluated(lines)
-                self.sink.metrics.inc("blocks_total")
-                self.sink.metrics.set("last_verified_block", number)
-                if number in segment_end:
-                    self.store.put({"emitted_through": number})
+        # each write committed to the store with its blocks first (docs/watch.md §Restarts):
+        # a resumed audit completes the write a kill cut and goes on after it
+        sink = self.sink
+
+        def text_of(lo: int, hi: int) -> str:
+            """The text of blocks ``lo..hi`` exactly as written (a write the journal names),
+            block by block as the sink writes them."""
+            around = [t for t in ties if t.lo <= hi and t.hi >= lo]
+            return "".join(lines_text(lines) for number, lines
+                           in block_lines(params, checks, around, self.store.lines)
+                           if lo <= number <= hi)
+
+        out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store,
+                        text_of=text_of)
+        try:
+            out.recover()
+            for number, lines in block_lines(params, checks, ties, self.store.lines):
+                summary.add(lines)
+                if number > emitted:
+                    if lines:
+                        out.block(number, lines)
+                    sink.metrics.inc("blocks_total")
+                    sink.metrics.set("last_verified_block", number)
+        finally:
+            out.close()  # not after a write that failed: the next run checks that one
         return summary, ties
 
 

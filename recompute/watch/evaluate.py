@@ -16,7 +16,9 @@ and the caller retries the block (follow mode) or gives up on it after a few tri
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
@@ -30,27 +32,31 @@ from recompute.watch.config import Check
 # reorged away while its checks ran): try the block again rather than judge it.
 NODE_TROUBLE = frozenset({"rpc-unreachable", "rpc-error", "block-unknown"})
 
+# A JSON object as json.loads gives it: a line as written (Line.to_json), its anchor, its
+# derived values, a stored audit value.
+JsonObject = dict[str, Any]
+
 
 @dataclass(frozen=True, init=False)
 class Line:
     """One JSON line of the watch's stdout: a check's verdict at a block."""
 
-    block: int
+    block: int | None  # None: node trouble before the first block was known (follow mode)
     hash: str | None
     check: str
     verdict: Verdict
     reason: str
     final: bool = False
     healthy: bool | None = None
-    derived: dict = field(default_factory=dict)
+    derived: JsonObject = field(default_factory=dict)
     evidence_digest: str | None = None
     detail: str = ""
-    anchor: dict | None = None  # how the block was anchored (README §Trust model)
+    anchor: JsonObject | None = None  # how the block was anchored (README §Trust model)
 
-    def __init__(self, block: int, hash: str | None, check: str, verdict: Verdict,
+    def __init__(self, block: int | None, hash: str | None, check: str, verdict: Verdict,
                  reason: str, final: bool = False, healthy: bool | None = None,
-                 derived: dict | None = None, evidence_digest: str | None = None,
-                 detail: str = "", anchor: dict | None = None):
+                 derived: JsonObject | None = None, evidence_digest: str | None = None,
+                 detail: str = "", anchor: JsonObject | None = None):
         # the fields set at once (a frozen dataclass's own __init__ sets them one by one
         # through object.__setattr__: 4 us a line, 400 lines a block); frozen after, as before
         self.__dict__.update(block=block, hash=hash, check=check, verdict=verdict,
@@ -64,8 +70,8 @@ class Line:
         return Line(self.block, self.hash, self.check, self.verdict, self.reason, True,
                     self.healthy, self.derived, self.evidence_digest, self.detail, self.anchor)
 
-    def to_json(self) -> dict:
-        out = {
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {
             "block": self.block,
             "hash": self.hash,
             "check": self.check,
@@ -83,11 +89,11 @@ class Line:
         return out
 
 
-def anchor_summary(block: AnchoredBlock) -> dict:
+def anchor_summary(block: AnchoredBlock) -> JsonObject:
     """What a line says of its block's anchor: the method (``parent-link``: the head is the
     node's word unless ``confirmed_by`` lists a quorum), and the pin it hangs from."""
     detail = block.anchor.detail
-    out = {"method": block.anchor.method}
+    out: JsonObject = {"method": block.anchor.method}
     for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by"):
         if key in detail:
             out[key] = detail[key]
@@ -112,7 +118,7 @@ class BlockEvaluator:
     def __init__(self, checks: list[Check], reference: bool = False):
         self.checks = checks
         self.reference = reference
-        self._learned: dict[str, list[dict]] = {}  # check -> its reads at the last block
+        self._learned: dict[str, list[JsonObject]] = {}  # check -> its reads at the last block
         self._jobs: dict[str, Job] = {}
         self._addresses: set[str] = set()  # every contract a check read
         self._roots: dict[bytes, object] = {}  # raw storageHash per contract at the last block
@@ -135,7 +141,7 @@ class BlockEvaluator:
             if isinstance(outcome, Unverifiable) and outcome.reason in NODE_TROUBLE:
                 raise outcome
         lines = []
-        learned: list[tuple[str, list[dict]]] = []
+        learned: list[tuple[str, list[JsonObject]]] = []
         block_hash = "0x" + block.hash.hex()
         number = block.number
         anchor = anchor_summary(block)
@@ -165,7 +171,7 @@ class BlockEvaluator:
                                                check.layout, check.expect)
         return job
 
-    def _learn(self, learned: list[tuple[str, list[dict]]]) -> None:
+    def _learn(self, learned: list[tuple[str, list[JsonObject]]]) -> None:
         """Each check's reads at this block (the evidence's own entries, never altered,
         decoded only when a root changes), all under one lock."""
         with self._lock:
@@ -211,27 +217,29 @@ class BlockEvaluator:
         # each gets its own UNVERIFIABLE line if the node keeps answering so); node trouble
         # is raised at once.
         wanted = []
-        for address, answer in self._ask(block, [(a, []) for a in addresses if a in roots]):
+        for address, answer in self._ask(block, [(a, []) for a in addresses if a in roots],
+                                         prefetch_many):
             if answer is None or _storage_hash(answer) == roots[address]:
                 continue
             wanted.append(address)
         wanted += [a for a in addresses if a not in roots]
         asks = [(a, slots) for a in wanted if (slots := self._slots_of("0x" + a.hex(), checks))]
-        answers = self._ask(block, asks)
+        answers = self._ask(block, asks, prefetch_many)
         with self._lock:
             for address, answer in answers:
                 if answer is not None:
                     self._roots[address] = _storage_hash(answer)
 
     @staticmethod
-    def _ask(block: AnchoredBlock, asks: list[tuple[bytes, list[int]]]
-             ) -> list[tuple[bytes, dict | None]]:
+    def _ask(block: AnchoredBlock, asks: list[tuple[bytes, list[int]]],
+             prefetch_many: Callable[[list[tuple[bytes, list[int]]], bytes], None]
+             ) -> list[tuple[bytes, JsonObject | None]]:
         """Each ``(address, slots)`` of ``asks`` fetched into the shared source in one batch,
         then its raw answer (None where it failed, unless for node trouble: raised). A batch
         answer that is not one reply per call asked raises (``rpc-malformed``): the block
         cannot be judged from that endpoint's word."""
-        block.source.prefetch_many(asks, block.hash)
-        out: list[tuple[bytes, dict | None]] = []
+        prefetch_many(asks, block.hash)  # the shared source's (recompute.sources.cache)
+        out: list[tuple[bytes, JsonObject | None]] = []
         for address, slots in asks:
             try:
                 out.append((address, block.source.get_proof(address, slots, block.hash)))

@@ -33,9 +33,17 @@ from recompute.core.anchor import AnchoredBlock, by_parent_link
 from recompute.core.clock import FUTURE_HEAD_PATIENCE, SYSTEM, Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
+from recompute.core.source import ProofSource
 from recompute.core.verdict import Verdict
 from recompute.watch.collector import paused
-from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
+from recompute.watch.evaluate import (
+    NODE_TROUBLE,
+    BlockEvaluator,
+    JsonObject,
+    Line,
+    unverifiable_lines,
+)
+from recompute.watch.metrics import Metrics
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
 
@@ -82,7 +90,7 @@ class Follower:
         self.head_seen = -1  # the highest `latest` the node gave: below it, no need to ask
 
     @property
-    def metrics(self):
+    def metrics(self) -> Metrics:
         return self.sink.metrics
 
     # ---- the loop ------------------------------------------------------------------------
@@ -107,8 +115,10 @@ class Follower:
                 continue
             self.metrics.set("up", 1)
             if self.failures:
+                where = (f"after block {self.tip.number}" if self.tip is not None else
+                         "with the first block")  # the first may wait for the clock
                 self.sink.note(f"the node answers again after {self.failures} failed "
-                               f"attempt(s); resuming after block {self.tip.number}")
+                               f"attempt(s); resuming {where}")
                 self.failures = 0
             self._finalize()
             if self.max_blocks is not None and self.verified >= self.max_blocks:
@@ -162,18 +172,19 @@ class Follower:
         header = Header.from_rpc(raw)
         return header.parent_hash == self.tip.hash and self._child(raw, header)
 
-    def _child(self, raw: dict, header: Header) -> bool:
+    def _child(self, raw: JsonObject, header: Header) -> bool:
         """The tip's child the node serves: verified, unless it waits (from the future, not
         yet signed by the sync committee, not yet confirmed by the quorum)."""
+        assert self.tip is not None
         if self._ahead(header):
             return False  # later than the clock allows: no line about it (yet)
         if self.heads is not None and not self.heads.admits(self.tip.source, self.tip, header):
             return False  # not (yet) signed by the sync committee: no line about it
-        child = by_parent_link(self.tip, raw, self.clock)
-        if self.confirm is not None:
+        child: AnchoredBlock | None = by_parent_link(self.tip, raw, self.clock)
+        if self.confirm is not None and child is not None:
             child = self.confirm(child)
-            if child is None:  # not (yet) confirmed by the quorum: no line about it
-                return False
+        if child is None:  # not (yet) confirmed by the quorum: no line about it
+            return False
         self._verify(child)
         return True
 
@@ -192,6 +203,7 @@ class Follower:
         return self.clock.is_future(header.timestamp)
 
     def _reorg_unless_signed(self, latest: Header) -> bool:
+        assert self.tip is not None
         if self.heads is not None and self.heads.holds(self.tip):
             return False  # the node's other branch is not signed: the tip stands
         return self._reorg(latest)
@@ -280,7 +292,7 @@ class Follower:
             if self.heads is not None:
                 if not self.heads.covers(self.chain, number):
                     break
-            elif self.tip.number - number < self.confirmations:
+            elif self.tip is not None and self.tip.number - number < self.confirmations:
                 break
             self.metrics.set("last_final_block", number)
             self.sink.finalized([line.as_final() for line in self.pending.pop(number)])
@@ -291,6 +303,7 @@ class Follower:
         """Find the fork point and orphan the blocks above it; False when nothing was
         orphaned (the node went back to our branch), so the caller waits before asking
         again rather than loop."""
+        assert self.tip is not None
         source = self.tip.source
         lowest = min(self.chain)
         number = min(latest.number, self.tip.number)
@@ -334,13 +347,15 @@ class Follower:
         self.stop.wait(delay)
 
 
-def _next_block(source, number: int, addresses: list[bytes]) -> dict | None:
+def _next_block(source: ProofSource, number: int, addresses: list[bytes]
+                ) -> JsonObject | None:
     """The node's block ``number``, with the account proofs of ``addresses`` at it fetched into
     the source in the same batch where it can (a shared source), else alone."""
     fetch = getattr(source, "block_with_accounts", None)
     if fetch is None:
         return source.block_by_number(number)
-    return fetch(number, addresses)
+    raw: JsonObject | None = fetch(number, addresses)
+    return raw
 
 
 def summary(block: AnchoredBlock, lines: list[Line], seconds: float) -> str:

@@ -15,10 +15,19 @@ import queue
 import subprocess
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from recompute.watch.evaluate import Line
 
 HOOK_TIMEOUT = 60.0
+
+
+class Hook(Protocol):
+    """What the sink shows lines to (``--on-bad``, the webhook, or both)."""
+
+    def observe(self, line: Line) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class HealthTransitions:
@@ -46,7 +55,7 @@ class OnBad:
         self.command = command
         self.note = note
         self._health = HealthTransitions()
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[Line | None] = queue.Queue()
         self._worker = threading.Thread(target=self._run, name="watch-on-bad", daemon=True)
         self._worker.start()
         self.fired = 0

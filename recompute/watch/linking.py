@@ -14,7 +14,7 @@ another chain's block into the audit. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from recompute.watch.segment import SegmentResult
@@ -62,7 +62,7 @@ def without_lines(result: SegmentResult) -> SegmentResult:
 
 
 def tie(pinned_number: int, pinned_hash: str, plan: list[tuple[int, int]],
-        results: dict[int, SegmentResult | None]) -> list[Tie]:
+        results: Mapping[int, SegmentResult | None]) -> list[Tie]:
     """Walk the plan's segments from the top (``hi`` = the pinned block) down; ``results`` by
     each segment's ``lo`` (None: it was never evaluated). Returns the ties in plan order."""
     ties = {t.lo: t for t in ties_from_top(
@@ -76,7 +76,8 @@ def ties_from_top(pinned_number: int, pinned_hash: str,
     """:func:`tie` one segment at a time: ``(lo, hi, result or None)`` from the top segment
     down, each segment's tie as it comes (a stored audit is tied without holding its
     segments)."""
-    expected, above = pinned_hash, f"the pinned block {pinned_number}"
+    expected: str | None = pinned_hash
+    above = f"the pinned block {pinned_number}"
     broken: str | None = None
     for lo, hi, result in segments:
         if broken is not None:

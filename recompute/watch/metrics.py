@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -62,6 +64,7 @@ prometheus_client.disable_created_metrics()
 
 # A series: (family name, its labels sorted by name).
 Key = tuple[str, tuple[tuple[str, str], ...]]
+Family = Counter | Gauge | Histogram  # a metric of the exposition, or one of its series
 
 
 def series_key(name: str, **labels: str) -> Key:
@@ -88,9 +91,11 @@ class Metrics:
         self._values: dict[Key, Series] = {}
         self._up = 1
         self.registry = CollectorRegistry(auto_describe=True)
-        self._families = {}
-        self._series: dict[Key, object] = {}
+        self._families: dict[str, Family] = {}
+        self._series: dict[Key, Family] = {}
+        gauges: dict[str, Gauge] = {}
         for name, (kind, help_text, labels) in FAMILIES.items():
+            family: Family
             if kind == "counter":
                 family = Counter(PREFIX + name.removesuffix("_total"), help_text, labels,
                                  registry=self.registry)
@@ -98,15 +103,28 @@ class Metrics:
                 family = Histogram(PREFIX + name, help_text, labels, buckets=LATENCY_BUCKETS,
                                    registry=self.registry)
             else:
-                family = Gauge(PREFIX + name, help_text, labels, registry=self.registry)
+                family = gauges[name] = Gauge(PREFIX + name, help_text, labels,
+                                              registry=self.registry)
             self._families[name] = family
-        self._families["up"].set_function(lambda: self._up)
-        self._families["last_verified_block_age_seconds"].set_function(self._age)
+        gauges["up"].set_function(lambda: self._up)
+        gauges["last_verified_block_age_seconds"].set_function(self._age)
         for health in ("healthy", "unhealthy"):
-            self._families["checks"].labels(health=health).set_function(
-                lambda health=health: self._count_health(health == "healthy"))
+            gauges["checks"].labels(health=health).set_function(
+                partial(self._count_health, health == "healthy"))
 
-    def _family(self, key: Key):
+    def _counting(self, key: Key) -> Counter | Gauge:
+        family = self._family(key)
+        if isinstance(family, Histogram):
+            raise KeyError(f"{key[0]!r} is a histogram: observe it")
+        return family
+
+    def _gauge(self, key: Key) -> Gauge:
+        family = self._family(key)
+        if not isinstance(family, Gauge):
+            raise KeyError(f"{key[0]!r} is not a gauge")
+        return family
+
+    def _family(self, key: Key) -> Family:
         """The series of ``(name, sorted labels)``, looked up once (``labels()`` of the library
         is slow, and the watch counts every line of every block)."""
         series = self._series.get(key)
@@ -157,16 +175,16 @@ class Metrics:
         held)."""
         for cell in self._values.values():
             if cell.counted:
-                self._family(cell.key).inc(cell.counted)
+                self._counting(cell.key).inc(cell.counted)
                 cell.counted = 0
-            if cell.is_set:
-                self._family(cell.key).set(cell.value)
+            if cell.is_set and cell.value is not None:  # set: never None
+                self._gauge(cell.key).set(cell.value)
                 cell.is_set = False
 
     def _inc(self, key: Key, amount: float) -> None:
         cell = self._cell(key)
         cell.value = (cell.value or 0) + amount
-        self._family(key).inc(amount)
+        self._counting(key).inc(amount)
         if key[0] == "rpc_errors_total":
             self._up = 0
 
@@ -176,13 +194,16 @@ class Metrics:
         if name == "up":  # derived gauge: the follower says so directly, too
             self._up = 1 if value else 0
             return
-        self._family(key).set(value)
+        self._gauge(key).set(value)
         if name in ("last_verified_block", "head_block"):
             self._up = 1
 
     def observe(self, name: str, value: float) -> None:
         with self._lock:
-            self._family((name, ())).observe(value)
+            family = self._family((name, ()))
+            if not isinstance(family, Histogram):
+                raise KeyError(f"{name!r} is not a histogram")
+            family.observe(value)
 
     def get(self, name: str, **labels: str) -> float | None:
         """The value last set or counted: what the follower reads back. A counter never
@@ -215,7 +236,7 @@ def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
     (``server.server_address[1]`` is the port, useful with port 0)."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 -- http.server's naming
+        def do_GET(self) -> None:  # noqa: N802 -- http.server's naming
             if self.path.split("?")[0] not in ("/metrics", "/"):
                 self.send_error(404, "only /metrics is served")
                 return
@@ -226,7 +247,7 @@ def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args):  # keep stderr for the watch's own lines
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 -- keep stderr for the watch's own lines
             pass
 
     if not 0 <= port <= 65535:

@@ -36,7 +36,13 @@ from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.version import __version__
 from recompute.watch.config import Check, parse_config_text
-from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
+from recompute.watch.evaluate import (
+    NODE_TROUBLE,
+    BlockEvaluator,
+    JsonObject,
+    Line,
+    unverifiable_lines,
+)
 from recompute.watch.lookahead import in_order
 
 RPC_TIMEOUT = 10.0
@@ -69,7 +75,7 @@ class SegmentTask:
 class SegmentResult:
     lo: int
     hi: int
-    lines: list[dict] = field(default_factory=list)  # Line.to_json(), block order
+    lines: list[JsonObject] = field(default_factory=list)  # Line.to_json(), block order
     hashes: list[str] = field(default_factory=list)  # 0x hash of lo, lo+1, … hi
     parent_hash: str | None = None  # the parentHash of block lo
     top_hash: str | None = None  # the hash of block hi

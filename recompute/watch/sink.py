@@ -11,19 +11,16 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from recompute.core.jsontext import encoder
 from recompute.core.verdict import Verdict
-from recompute.watch.evaluate import Line
-from recompute.watch.hooks import OnBad
-
-if TYPE_CHECKING:
-    from recompute.watch.webhook import Hooks
+from recompute.watch.evaluate import JsonObject, Line
+from recompute.watch.hooks import Hook
 from recompute.watch.metrics import Metrics, Series, series_key
 
 _LINE = encoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
-_CONSTANTS = {True: "true", False: "false", None: "null"}
+_CONSTANTS: dict[bool | None, str] = {True: "true", False: "false", None: "null"}
 _ASCII = json.encoder.encode_basestring_ascii  # what _LINE does with a str
 
 
@@ -31,11 +28,11 @@ def _scalar(value: object) -> str:
     if isinstance(value, str):
         return _ASCII(value)
     if value is None or isinstance(value, bool):
-        return _CONSTANTS[value]  # type: ignore[index]
+        return _CONSTANTS[value]
     return _LINE(value)
 
 
-def line_text(line: Line, texts: dict) -> str:
+def line_text(line: Line, texts: dict[object, str]) -> str:
     """``_LINE(line.to_json())``, the same text put together field by field. ``texts`` keeps,
     for the lines of one write, the parts most lines share (a block's 400 lines share their
     block, hash and anchor; most, their verdict, reason and flags; each check's name is the
@@ -55,12 +52,20 @@ def line_text(line: Line, texts: dict) -> str:
             f'"final": {_scalar(line.final)}, "healthy": {_scalar(line.healthy)}, "derived": ')
     anchor = ""
     if line.anchor is not None:
-        anchor = texts.get(id(line.anchor))
-        if anchor is None:
-            anchor = texts[id(line.anchor)] = ', "anchor": ' + _LINE(line.anchor)
+        kept = texts.get(id(line.anchor))
+        if kept is None:
+            kept = texts[id(line.anchor)] = ', "anchor": ' + _LINE(line.anchor)
+        anchor = kept
     detail = ', "detail": ' + _scalar(line.detail) if line.detail else ""
     return (f'{head}{check}{middle}{_LINE(line.derived)}, '
             f'"evidence_digest": {_scalar(line.evidence_digest)}{anchor}{detail}}}')
+
+
+def lines_text(lines: list[Line]) -> str:
+    """One write's text: each line and a newline. The parts cache of :func:`line_text` lives
+    as long as ``lines`` (it keys anchors by id: their objects stay alive meanwhile)."""
+    texts: dict[object, str] = {}
+    return "".join([line_text(line, texts) + "\n" for line in lines])
 
 
 FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that retracts them
@@ -68,7 +73,7 @@ FINAL_MEMORY = 4096  # blocks whose final-line count is kept, for a reorg that r
 
 class Sink:
     def __init__(self, metrics: Metrics, out: TextIO | None = None, err: TextIO | None = None,
-                 hook: OnBad | Hooks | None = None):
+                 hook: Hook | None = None):
         self.metrics = metrics
         self.out = out or sys.stdout
         self.err = err or sys.stderr
@@ -77,12 +82,11 @@ class Sink:
         self._final_lines: dict[str, int] = {}  # block hash -> final lines written (recent)
         self._series: dict[tuple[str, Verdict], tuple[Series, Series, Series]] = {}
 
-    def _write(self, objects: list[dict]) -> None:
+    def _write(self, objects: list[JsonObject]) -> None:
         self._put("".join(_LINE(o) + "\n" for o in objects))
 
     def _write_lines(self, lines: list[Line]) -> None:
-        texts: dict = {}
-        self._put("".join([line_text(line, texts) + "\n" for line in lines]))
+        self._put(lines_text(lines))
 
     def _put(self, text: str) -> None:
         with self._lock:
@@ -158,7 +162,7 @@ class Sink:
             self.metrics.inc("verdicts_total", check=line.check, verdict=line.verdict.value)
         self._write_lines(lines)
 
-    def event(self, event: dict) -> None:
+    def event(self, event: JsonObject) -> None:
         retracted = sum(self._final_lines.pop(h, 0) for h in event.get("final_orphaned", ()))
         if retracted:
             self.metrics.inc("retracted_final_lines_total", retracted)

@@ -7,11 +7,12 @@ Tables:
 ``audit``     key/value: the store's ``schema`` version, the audit's parameters (mode
               ``range`` or ``follow``, config hash, the checks and their healthy verdicts, the
               anchor: pinned block, hash and method, the range, the head the finality was judged
-              against, the segment size) and progress (``emitted_through``: the highest block
-              whose lines reached stdout; ``last_final_block``/``_hash`` in follow mode, with
-              ``stdout_journal``, the last write to stdout, committed before it is written, and
-              ``unfinal_written``, the blocks above the last final one whose first lines were
-              written: docs/watch.md §Restarts).
+              against, the segment size) and progress: ``stdout_journal``, the last write to
+              stdout, committed before it is written, with what it changes: in a range audit
+              ``emitted_through``, the highest block whose lines that write or an earlier one
+              holds; in follow mode ``last_final_block``/``_hash`` and ``unfinal_written``,
+              the blocks above the last final one whose first lines were written
+              (docs/watch.md §Restarts).
 ``segments``  per evaluated segment: its blocks, lowest parentHash, highest hash, per-block
               hashes, the endpoint, seconds, and a failure if every endpoint failed.
 ``lines``     every line as the JSON written to stdout, keyed by (block, position).
@@ -34,8 +35,12 @@ from pathlib import Path
 
 from recompute.core.errors import OptionError, UsageError, literal
 from recompute.watch import store_records as records
+from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
 from recompute.watch.store_records import SCHEMA, StoreRecordError
+
+# A followed block's final lines as the store keeps them: (block, its hash, the lines as JSON).
+FinalBlock = tuple[int, str, list[JsonObject]]
 
 _TABLES = """
 CREATE TABLE audit (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -196,10 +201,12 @@ class Store:
 
     # ---- parameters and progress ---------------------------------------------------------
 
-    def get(self, key: str):
-        return self.params().get(key)
+    def get(self, key: str) -> object:
+        """One audit value, checked (None when the store has none)."""
+        value: object = self.params().get(key)
+        return value
 
-    def params(self) -> dict:
+    def params(self) -> JsonObject:
         """The audit table, every value checked (:func:`records.audit_params`)."""
         with self._reading():
             rows = self.db.execute(
@@ -216,7 +223,7 @@ class Store:
                     text, what, records.MAX_VALUE_BYTES)
             return records.audit_params(values)
 
-    def put(self, values: dict) -> None:
+    def put(self, values: JsonObject) -> None:
         self._frame = None
         with self.db:
             self.db.execute("BEGIN")
@@ -239,7 +246,7 @@ class Store:
                  result.endpoint, result.seconds))
             self._insert_lines(result.lines)
 
-    def _insert_lines(self, lines: list[dict]) -> None:
+    def _insert_lines(self, lines: list[JsonObject]) -> None:
         positions: dict[int, int] = {}
         rows = []
         for line in lines:
@@ -297,18 +304,18 @@ class Store:
 
     def segment_count(self) -> int:
         with self._reading():
-            return self.db.execute("SELECT count(*) FROM segments").fetchone()[0]
+            return int(self.db.execute("SELECT count(*) FROM segments").fetchone()[0])
 
     def line_count(self) -> int:
         with self._reading():
-            return self.db.execute("SELECT count(*) FROM lines").fetchone()[0]
+            return int(self.db.execute("SELECT count(*) FROM lines").fetchone()[0])
 
-    def lines(self, lo: int, hi: int) -> list[dict]:
+    def lines(self, lo: int, hi: int) -> list[JsonObject]:
         """The stored lines of blocks ``lo..hi`` in block order, each checked
         (:func:`records.line`: a check of the audit, once per block)."""
         return list(self.iter_lines(lo, hi))
 
-    def iter_lines(self, lo: int, hi: int) -> Iterator[dict]:
+    def iter_lines(self, lo: int, hi: int) -> Iterator[JsonObject]:
         with self._reading():
             if self._frame is None:
                 self._frame = records.LineFrame.of(self.params())
@@ -331,7 +338,7 @@ class Store:
 
     # ---- follow mode ---------------------------------------------------------------------
 
-    def final_lines(self) -> Iterator[dict]:
+    def final_lines(self) -> Iterator[JsonObject]:
         """A follow store's final lines in block order, each checked, none above the last
         final block it records; once all are read, every stored line must have been read."""
         params = self.params()
@@ -351,29 +358,31 @@ class Store:
                 raise StoreRecordError(f"{stored - read} stored line(s) are not lines of "
                                        "blocks")
 
-    def record_final(self, lines: list[dict], block: int, block_hash: str) -> None:
+    def record_final(self, lines: list[JsonObject], block: int, block_hash: str) -> None:
         """A followed block's final lines, and the block as the last final one."""
         with self.db:
             self.db.execute("BEGIN")
             self._final(lines, block, block_hash)
 
-    def _final(self, lines: list[dict], block: int, block_hash: str) -> None:
+    def _final(self, lines: list[JsonObject], block: int, block_hash: str) -> None:
         self.db.execute("DELETE FROM lines WHERE block = ?", (block,))
         self._insert_lines(lines)
         self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
             ("last_final_block", json.dumps(block)),
             ("last_final_hash", json.dumps(block_hash))])
 
-    def record_write(self, journal: dict, finals: list[tuple[int, str, list[dict]]],
-                     unfinal: dict[str, str]) -> None:
-        """Follow mode, before a write to stdout (docs/watch.md §Restarts), in one transaction:
-        the write itself (``journal``: its text and where stdout stood), the final lines it
-        holds (``finals``: block, hash, lines; the highest block becomes the last final one)
-        and the blocks above it whose first lines stdout has once it is written."""
+    def record_write(self, journal: dict[str, object], finals: list[FinalBlock],
+                     progress: dict[str, object]) -> None:
+        """Before a write to stdout (docs/watch.md §Restarts), in one transaction: the write
+        itself (``journal``: its text or blocks, where stdout stood), what the store keeps of it
+        (``finals``, follow mode: block, hash, final lines; the highest block becomes the last
+        final one) and the progress it makes (``progress``: audit values, e.g. the blocks
+        above the last final one whose first lines stdout has once it is written, or the
+        range's ``emitted_through``)."""
         with self.db:
             self.db.execute("BEGIN")
             for block, block_hash, lines in sorted(finals):
                 self._final(lines, block, block_hash)
             self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
                 ("stdout_journal", json.dumps(journal)),
-                ("unfinal_written", json.dumps(unfinal))])
+                *((key, json.dumps(value)) for key, value in progress.items())])

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from recompute.core import boundedjson
 from recompute.core.anchor import TRUSTS
 from recompute.core.verdict import Verdict
+from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
 
 SCHEMA = 1  # the store's layout version, kept in the audit table under "schema"
@@ -34,9 +35,9 @@ _VERDICTS = {v.value: v for v in Verdict}
 
 _RANGE_KEYS = {"schema", "mode", "config_hash", "checks", "first", "last", "pinned_hash",
                "anchor", "head", "confirmations", "segment_blocks"}
-_RANGE_OPTIONAL = {"emitted_through"}
+# the journal of the writes to stdout (recompute/watch/recording.py), in both modes
+_RANGE_OPTIONAL = {"emitted_through", "stdout_journal"}
 _FOLLOW_KEYS = {"schema", "mode", "config_hash", "checks", "confirmations"}
-# the journal of follow mode's writes to stdout (recompute/watch/recording.py)
 _FOLLOW_OPTIONAL = {"last_final_block", "last_final_hash", "stdout_journal", "unfinal_written"}
 _POSITION = ("dev", "ino", "offset")  # where stdout stood, when it is a regular file
 AUDIT_KEYS = _RANGE_KEYS | _RANGE_OPTIONAL | _FOLLOW_KEYS | _FOLLOW_OPTIONAL
@@ -100,7 +101,7 @@ class CheckMeta:
     healthy: Verdict
     since: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"name": self.name, "healthy": self.healthy.value, "since": self.since}
 
     @classmethod
@@ -124,7 +125,7 @@ def checks(value: object) -> list[CheckMeta]:
     return out
 
 
-def anchor(value: object) -> dict:
+def anchor(value: object) -> JsonObject:
     """The range's pin as the anchor described it (method, what it trusts, its details); the
     keys a line's anchor copies are checked for type, the rest are only shown."""
     if not isinstance(value, dict):
@@ -146,7 +147,7 @@ def anchor(value: object) -> dict:
     return value
 
 
-def audit_params(values: dict[str, object]) -> dict:
+def audit_params(values: dict[str, object]) -> JsonObject:
     """The audit table (each value already parsed): every key the mode needs, of its type and
     range, and no other. A store with no mode yet holds only its schema."""
     mode = values.get("mode")
@@ -172,6 +173,8 @@ def audit_params(values: dict[str, object]) -> dict:
         raise StoreRecordError("'config_hash' is not a sha256 hex digest")
     checks(values["checks"])
     _int(values["confirmations"], "'confirmations'")
+    if values.get("stdout_journal") is not None:
+        _journal(values["stdout_journal"], mode)
     (_range_values if mode == "range" else _follow_values)(values)
     return dict(values)
 
@@ -195,21 +198,28 @@ def _follow_values(values: dict[str, object]) -> None:
     if "last_final_block" in values:
         _int(values["last_final_block"], "'last_final_block'")
         _hash(values["last_final_hash"], "'last_final_hash'")
-    if values.get("stdout_journal") is not None:
-        _journal(values["stdout_journal"])
     if "unfinal_written" in values:
         _unfinal(values["unfinal_written"])
 
 
-def _journal(value: object) -> None:
-    """``stdout_journal``: the last write to stdout (its text) and, when stdout is a regular
-    file, its device, inode and the offset the write started at; null after a clean stop."""
+def _journal(value: object, mode: object) -> None:
+    """``stdout_journal``: the last write to stdout (follow mode: its text; a range audit: its
+    blocks ``[lo, hi]``, whose stored lines it is) and, when stdout is a regular file, its
+    device, inode and the offset the write started at; null after a clean stop."""
     if not isinstance(value, dict):
         raise StoreRecordError(f"'stdout_journal' is {_kind(value)}, not an object")
-    unknown = sorted(set(value) - {"text", *_POSITION})
+    what = "blocks" if mode == "range" else "text"
+    unknown = sorted(set(value) - {what, *_POSITION})
     if unknown:
         raise StoreRecordError(f"'stdout_journal' holds no {unknown[0][:40]!r}")
-    _str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES)
+    if what == "text":
+        _str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES)
+    else:
+        blocks = value.get("blocks")
+        if not isinstance(blocks, list) or len(blocks) != 2:
+            raise StoreRecordError("'stdout_journal' blocks are not [first, last]")
+        _int(blocks[1], "'stdout_journal' last block", _int(blocks[0], "'stdout_journal' "
+                                                            "first block"))
     present = [key for key in _POSITION if key in value]
     if present and len(present) != len(_POSITION):
         raise StoreRecordError("'stdout_journal' dev, ino and offset go together")
@@ -229,16 +239,17 @@ def _unfinal(value: object) -> None:
         _hash(block_hash, f"'unfinal_written' block {number}")
 
 
-def planned_segments(params: dict) -> int:
+def planned_segments(params: JsonObject) -> int:
     """How many segments the range's plan has (recompute.watch.linking.plan_segments), without
     making the plan: a range may be far longer than the store's rows."""
-    return (params["last"] - params["first"]) // params["segment_blocks"] + 1
+    first, last, size = params["first"], params["last"], params["segment_blocks"]
+    return int((last - first) // size + 1)
 
 
-def progress(params: dict, segments: int) -> None:
-    """``emitted_through``, against the segments stored: lines are written only once every
-    segment of the plan is in (recompute.watch.coordinator.SegmentedAudit.run), and segments
-    are never removed."""
+def progress(params: JsonObject, segments: int) -> None:
+    """``emitted_through``, against the segments stored: lines are written (and the block of
+    each write recorded) only once every segment of the plan is in
+    (recompute.watch.coordinator.SegmentedAudit.run), and segments are never removed."""
     emitted = params.get("emitted_through", params["first"] - 1)
     planned = planned_segments(params)
     if emitted >= params["first"] and segments != planned:
@@ -249,14 +260,14 @@ def progress(params: dict, segments: int) -> None:
 # ---- a segment ----------------------------------------------------------------------------
 
 
-def segment(row: tuple, params: dict) -> SegmentResult:
+def segment(row: tuple[object, ...], params: JsonObject) -> SegmentResult:
     """A row of the segments table: a segment of the audit's own plan, its links as an
     evaluation leaves them (every hash, or a failure and none)."""
     lo, hi, parent, top, hashes_text, failure_text, endpoint, seconds = row
     first, last, size = params["first"], params["last"], params["segment_blocks"]
     lo = _int(lo, "a segment's first block", first, last)
     where = f"segment {lo}..{str(hi)[:20]}"
-    if (lo - first) % size or hi != min(lo + size - 1, last):
+    if not isinstance(hi, int) or (lo - first) % size or hi != min(lo + size - 1, last):
         raise StoreRecordError(f"{where} is not a segment of blocks {first}..{last} in "
                                f"segments of {size}")
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) \
@@ -297,13 +308,13 @@ class LineFrame:
     final: bool
 
     @classmethod
-    def of(cls, params: dict) -> LineFrame:
+    def of(cls, params: JsonObject) -> LineFrame:
         if params.get("mode") is None:
             raise StoreRecordError("holds no audit")
         return cls({c.name: c for c in checks(params["checks"])}, params["mode"] == "follow")
 
 
-def line(row: tuple, frame: LineFrame) -> dict:
+def line(row: tuple[object, ...], frame: LineFrame) -> JsonObject:
     """A row of the lines table, ``(block, position, text)``: the JSON a watch wrote to stdout
     for one check at one block."""
     block, position, text = row
@@ -336,7 +347,7 @@ def line(row: tuple, frame: LineFrame) -> dict:
     return value
 
 
-def _verdict_fields(value: dict, frame: LineFrame, where: str) -> None:
+def _verdict_fields(value: JsonObject, frame: LineFrame, where: str) -> None:
     """check, verdict, reason, final, healthy: a check of the audit from its ``since`` on, one
     of the three verdicts, healthy as the check's healthy verdict says
     (recompute.watch.config.Check.is_healthy)."""

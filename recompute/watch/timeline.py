@@ -142,7 +142,7 @@ def svg(timeline: Timeline, name: str, first: int, last: int) -> str:
 
 def legend() -> str:
     """The colours of both bands, as HTML (one line each)."""
-    def items(states: dict) -> str:
+    def items(states: dict[str, tuple[str, str, int]]) -> str:
         return "".join(f'<span class="key"><span class="swatch" style="background:{c}"></span>'
                        f"{escape(text)}</span>" for c, text, _ in states.values())
 

@@ -28,8 +28,8 @@ import requests
 
 from recompute.core.errors import OptionError, UsageError
 from recompute.sources.rpc import check_url
-from recompute.watch.evaluate import Line
-from recompute.watch.hooks import HealthTransitions
+from recompute.watch.evaluate import JsonObject, Line
+from recompute.watch.hooks import HealthTransitions, Hook
 
 FORMATS = ("json", "slack")
 TIMEOUT = 5.0
@@ -45,7 +45,7 @@ def check_webhook_url(url: str) -> str:
                           url=url) from None
 
 
-def body(line: Line, event: str, fmt: str) -> dict:
+def body(line: Line, event: str, fmt: str) -> JsonObject:
     """The POST body for ``line``, the first line of the transition to ``event``."""
     if fmt == "slack":
         state = "UNHEALTHY" if event == "unhealthy" else "healthy again"
@@ -71,7 +71,7 @@ class Webhook:
         self.timeout = timeout
         self.attempts = attempts
         self._health = HealthTransitions()
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[tuple[Line, str] | None] = queue.Queue()
         self._session = requests.Session()
         self._worker = threading.Thread(target=self._run, name="watch-webhook", daemon=True)
         self._worker.start()
@@ -92,7 +92,7 @@ class Webhook:
             line, event = item
             self._post(body(line, event, self.fmt), f"{event} {line.check} at {line.block}")
 
-    def _post(self, payload: dict, what: str) -> None:
+    def _post(self, payload: JsonObject, what: str) -> None:
         delay = FIRST_RETRY
         for attempt in range(1, self.attempts + 1):
             try:
@@ -116,7 +116,7 @@ class Webhook:
 class Hooks:
     """Several hooks behind the one the sink shows lines to (``--on-bad`` and the webhook)."""
 
-    def __init__(self, hooks: list):
+    def __init__(self, hooks: list[Hook]):
         self.hooks = hooks
 
     def observe(self, line: Line) -> None:

@@ -43,7 +43,7 @@ EXIT_WAIT = 5.0  # seconds a worker is given to exit when asked, before it is te
 
 @dataclass(eq=False)
 class _Worker:
-    process: subprocess.Popen
+    process: subprocess.Popen[bytes]
     send: Connection  # tasks to the worker
     receive: Connection  # its answers
     task: SegmentTask | None = None
@@ -84,7 +84,9 @@ class LocalProcesses:
                 if answer is not None and answer[0] == "ok":
                     worker.task = None
                     self.idle.append(worker)
-                    yield task, answer[1]
+                    result = answer[1]
+                    assert isinstance(result, SegmentResult)  # what serve() sends with "ok"
+                    yield task, result
                     continue
                 if answer is None:  # the worker died mid-segment
                     self._end(worker)
@@ -93,8 +95,8 @@ class LocalProcesses:
                     worker.task = None
                     self.idle.append(worker)
                     if answer[0] == "usage":
-                        raise UsageError(answer[1])
-                    detail = answer[1]
+                        raise UsageError(str(answer[1]))
+                    detail = str(answer[1])
                 failures[task.lo] = failures.get(task.lo, 0) + 1
                 if failures[task.lo] <= RERUNS:
                     pending.appendleft(task)
@@ -142,7 +144,8 @@ class LocalProcesses:
 def _answer(worker: _Worker) -> tuple[str, object] | None:
     """("ok", SegmentResult) | ("usage", text) | ("error", text); None if the worker died."""
     try:
-        return pickle.loads(worker.receive.recv_bytes())
+        answer: tuple[str, object] = pickle.loads(worker.receive.recv_bytes())
+        return answer
     except (EOFError, OSError):
         return None
 

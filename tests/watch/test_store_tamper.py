@@ -103,6 +103,9 @@ TAMPERS = {
     "last = 10**11": (audit_value("last", str(10**11)), "segment 68..70"),
     # 0..70 in fours holds the three stored segments, but lines were written: all 18 were in
     "first = 0": (audit_value("first", "0"), "'emitted_through' 70"),
+    # a range audit's journal of its last write to stdout (docs/watch.md §Restarts)
+    "the journal's text a number": (audit_value("stdout_journal", '{"text": 7}'),
+                                    "stdout_journal"),
 }
 
 
@@ -414,7 +417,7 @@ def _follow_store(path: Path) -> None:
             else:
                 store.record_write({"text": "{}\n", "dev": 2049, "ino": 77, "offset": 640},
                                    [(block, block_hash, [line.to_json()])],
-                                   {"13": "0x" + "13" * 32})
+                                   {"unfinal_written": {"13": "0x" + "13" * 32}})
     finally:
         store.close()
 
