@@ -31,6 +31,7 @@ from recompute.cli.beacon_options import (
     parse_lc_block,
 )
 from recompute.cli.clock_options import current_clock
+from recompute.cli.flags import flag
 from recompute.cli.options import Chain, connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
@@ -259,6 +260,7 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
     audit), the hooks run when a check turns unhealthy, the metrics server."""
     metrics = Metrics()
     sink = Sink(metrics) if files is None else ReportingSink(metrics, files=files)
+    sink.spell = flag  # lines and notes name the options as this command's flags
     server = None
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
@@ -412,6 +414,7 @@ def _follow_store(store_path: str, checks: list[Check], config_path: str, confir
 
     store, _, _ = open_follow_store(store_path, checks, config_path, confirmations)
     recording = RecordingSink(sink.metrics, sink.out, sink.err, sink.hook, store=store)
+    recording.spell = sink.spell
     recording.recover()  # what stdout lacks of the last write before a restart
     return store, recording
 

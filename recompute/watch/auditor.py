@@ -158,11 +158,13 @@ class Auditor:
             except Unverifiable as exc:
                 if exc.reason not in NODE_TROUBLE:  # about this block: its lines say so, and
                     return unverifiable_lines(       # the audit goes on to the next block
-                        self.evaluator.checks, block.number, "0x" + block.hash.hex(), exc)
+                        self.evaluator.checks, block.number, "0x" + block.hash.hex(), exc,
+                        self.sink.word(exc))
                 self.sink.metrics.inc("rpc_errors_total", reason=exc.reason)
                 if attempt == self.retries or self.stop.is_set():
                     return unverifiable_lines(self.evaluator.checks, block.number,
-                                              "0x" + block.hash.hex(), exc)
+                                              "0x" + block.hash.hex(), exc,
+                                              self.sink.word(exc))
                 time.sleep(self.retry_delay * 2 ** attempt)
         raise AssertionError("unreachable")
 

@@ -225,6 +225,7 @@ class SegmentedAudit:
 
         out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store,
                         text_of=text_of)
+        out.spell = sink.spell
         try:
             out.recover()
             for number, lines in block_lines(params, checks, ties, self.store.lines):

@@ -101,10 +101,13 @@ def anchor_summary(block: AnchoredBlock) -> JsonObject:
 
 
 def unverifiable_lines(checks: list[Check], number: int | None, block_hash: str | None,
-                       error: Unverifiable) -> list[Line]:
-    """Lines for a block the node could not be asked about (never final)."""
+                       error: Unverifiable, detail: str | None = None) -> list[Line]:
+    """Lines for a block the node could not be asked about (never final); ``detail``: the
+    error's detail as the caller words it (the command line names its flags), else the
+    library's words."""
+    said = error.detail if detail is None else detail
     return [Line(number, block_hash, c.name, Verdict.UNVERIFIABLE, error.reason,
-                 detail=error.detail) for c in checks if number is None or number >= c.since]
+                 detail=said) for c in checks if number is None or number >= c.since]
 
 
 class BlockEvaluator:

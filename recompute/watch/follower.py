@@ -340,9 +340,11 @@ class Follower:
         self.failures += 1
         self.metrics.inc("rpc_errors_total", reason=error.reason)
         number = self.tip.number + 1 if self.tip is not None else self.first_number
-        self.sink.unverifiable(unverifiable_lines(self.evaluator.checks, number, None, error))
+        said = self.sink.word(error)
+        self.sink.unverifiable(unverifiable_lines(self.evaluator.checks, number, None, error,
+                                                  said))
         delay = min(max(self.poll, 0.05) * 2 ** (self.failures - 1), self.max_backoff)
-        self.sink.note(f"node trouble ({error.reason}): {error.detail}; retry "
+        self.sink.note(f"node trouble ({error.reason}): {said}; retry "
                        f"{self.failures} in {delay:.1f}s")
         self.stop.wait(delay)
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable
 from typing import TextIO
 
+from recompute.core.errors import Unverifiable, argument_word
 from recompute.core.jsontext import encoder
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject, Line
@@ -78,9 +80,16 @@ class Sink:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.hook = hook
+        # how an error's options are named in lines and notes: the library's words
+        # (``Clock.max_clock_drift``) unless the command line gives its flags
+        self.spell: Callable[[str], str] = argument_word
         self._lock = threading.Lock()
         self._final_lines: dict[str, int] = {}  # block hash -> final lines written (recent)
         self._series: dict[tuple[str, Verdict], tuple[Series, Series, Series]] = {}
+
+    def word(self, error: Unverifiable) -> str:
+        """``error``'s detail with its options named by :attr:`spell`."""
+        return error.worded(self.spell)
 
     def _write(self, objects: list[JsonObject]) -> None:
         self._put("".join(_LINE(o) + "\n" for o in objects))

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from recompute.cli.flags import cli_detail
+from recompute.cli.flags import cli_detail, flag
 from recompute.core.anchor import anchor_block, by_parent_link, confirm_by_quorum
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import Unverifiable
@@ -55,10 +55,12 @@ def _checks(address: str) -> list[Check]:
 
 
 def _follow(source_first, address, *, seconds=1.5, confirm=None, max_blocks=None,
-            start_timeout=60.0, during=None, clock=SYSTEM):
+            start_timeout=60.0, during=None, clock=SYSTEM, spell=None):
     out, err = io.StringIO(), io.StringIO()
     metrics = Metrics()
     sink = Sink(metrics, out, err)
+    if spell is not None:  # as `recompute watch` names the options: its flags
+        sink.spell = spell
     stop = threading.Event()
     follower = Follower(BlockEvaluator(_checks(address)), sink, source_first, confirmations=0,
                         poll=0.05, max_backoff=0.1, max_blocks=max_blocks, stop=stop,
@@ -141,13 +143,16 @@ def test_a_child_from_the_future_gets_no_line(anvil):
     head, address = _child_at(anvil, YEAR)
     number = int(head["number"], 16)
     lines, err, _, _ = _follow(lambda: anchor_block([LiveSource(anvil.url)], block=number),
-                               address)
+                               address, spell=flag)
     assert lines and lines[0]["block"] == number and lines[0]["hash"] == head["hash"]
     ahead = [line for line in lines if line["block"] == number + 1]
     assert ahead and all(line["verdict"] == "UNVERIFIABLE" and line["hash"] is None
                          and line["reason"] == "future-head" and not line["final"]
                          for line in ahead)
     assert "ahead of the system clock" in err
+    # the line and the note name the bound as the command's flag, not the library's field
+    assert all("--max-clock-drift 15 s" in line["detail"] for line in ahead)
+    assert "--max-clock-drift" in err and "Clock.max_clock_drift" not in err
 
 
 def test_a_child_a_little_ahead_waits_without_a_line(anvil):
