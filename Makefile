@@ -32,11 +32,17 @@ $(NODESTAMP): package.json package-lock.json
 demo: setup
 	$(PY) -m recompute demo
 
+# The tests run on TEST_WORKERS processes (pytest-xdist; 0: in this one), each test file on one
+# worker (its module fixtures, an anvil, a chain built, are made once); a session fixture, the
+# devnet, is built once per worker.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 # The documentation site (mkdocs.yml, docs/) into site/; `make test` builds it too.
 docs: setup
@@ -45,7 +51,7 @@ docs: setup
 # The inner loop: everything that needs no anvil (a test that starts one unmarked fails here)
 # and is not marked slow (the contracts' full rebuild; `make test` runs it).
 test-fast: setup
-	RECOMPUTE_ANVIL=/nonexistent/anvil $(PY) -m pytest -q -m 'not anvil and not slow'
+	RECOMPUTE_ANVIL=/nonexistent/anvil $(PYTEST) -m 'not anvil and not slow'
 
 # Build the wheel, install it in a fresh virtualenv outside the checkout, run from there.
 wheel-check: setup

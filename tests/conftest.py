@@ -71,8 +71,9 @@ def module_anvil():
 
 @pytest.fixture(scope="session")
 def devnet():
-    """``(node, manifest)``: the whole devnet (every history) built once per test session on
-    its own anvil; shared read-only, so tests must not send transactions to it."""
+    """``(node, manifest)``: the whole devnet (every history) built once per test process (each
+    of ``make test``'s pytest-xdist workers builds its own) on its own anvil; shared read-only,
+    so tests must not send transactions to it."""
     from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 
     node = Anvil(timestamp=DEVNET_GENESIS_TIMESTAMP).start()
