@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from recompute.devnet.anvil import rpc_call
+from recompute.devnet.contracts import connect, load_artifact
 from recompute.devnet.lifecycle import LiveOptions, down, up
 from tests import REPO_ROOT
 from tests.watch.watchproc import EXAMPLE, Watch, block_hash, head
@@ -58,23 +60,67 @@ def test_blocks_follow_the_wall_clock(live):
     assert manifest["live"]["producer_pid"] == int((state / "producer.pid").read_text())
 
 
+def _canonical_lie(state: Path, rpc: str) -> dict:
+    """The first lie in the producer's log still in the canonical chain once the head is 3
+    blocks past it (the stream's deepest reorg: it can no longer be replaced)."""
+    seen: set[str] = set()
+
+    def settled():
+        for event in _events(state):
+            if not event.get("lie") or event["hash"] in seen:
+                continue
+            if int(head(rpc)["number"], 16) < event["block"] + 3:
+                return None  # the earliest unjudged lie is not settled yet: wait for it
+            seen.add(event["hash"])
+            if block_hash(rpc, event["block"]) == event["hash"]:
+                return event
+        return None
+
+    return _wait(settled, 4 * CYCLE + 10, "a lie that stays canonical")
+
+
+def test_the_producers_log_names_the_block_of_each_step(live):
+    """Each step's line names the block that holds its change, at that block's time, and a lie
+    is a lie there by the seed's rule (AMM §Status derivation: SILENT when the block's time
+    exceeds lastSignalAt + pulseInterval), hand-computed from the lying registry's view of
+    lastSignalAt (the field it answers honestly) at that block."""
+    state, manifest = live
+    _canonical_lie(state, manifest["rpc"])  # at least one lie stays canonical, and
+    # enough steps that reorgs (up to 3 blocks in 5) leave at least 10 canonical ones
+    _wait(lambda: sum(1 for e in _events(state) if "step" in e) >= 30, 30 * BLOCK_TIME + 20,
+          "30 steps in the stream")
+    registry = connect(manifest["rpc"]).eth.contract(
+        address=manifest["contracts"]["LyingMeditationRegistry"],
+        abi=load_artifact("LyingMeditationRegistry")["abi"])
+    steps = [e for e in _events(state) if e.get("step", "live-subject-enrolled")
+             != "live-subject-enrolled"]
+    assert len({e["hash"] for e in steps}) == len(steps)  # no block named twice
+    interval = CYCLE // 3  # the live subject's pulse interval (recompute/devnet/live.py)
+    judged = lies = 0
+    for event in steps:
+        if block_hash(manifest["rpc"], event["block"]) != event["hash"]:
+            continue  # orphaned by a reorg since
+        block = rpc_call(manifest["rpc"], "eth_getBlockByHash", [event["hash"], False])
+        assert int(block["timestamp"], 16) == event["ts"], event
+        _, last_signal, _ = registry.functions.signalStatus(
+            manifest["accounts"][8]).call(block_identifier=event["hash"])
+        assert bool(event.get("lie")) == (event["ts"] > last_signal + interval), event
+        judged += 1
+        lies += bool(event.get("lie"))
+    assert judged >= 10 and lies >= 1 and judged > lies, (judged, lies)
+
+
 def test_the_streams_lie_is_caught_by_the_example_check(live, run_cli):
     state, manifest = live
-    # the producer's log names a block where the live subject is SILENT in storage
-    lie = _wait(lambda: next((e for e in _events(state) if e.get("lie")), None), 2 * CYCLE + 5,
-                "a lie in the stream")
-    # a reorg may have orphaned that block: the canonical block at its number, if the same
+    # the producer's log names a block where the live subject is SILENT in storage; a reorg
+    # may replace it: the watch judges a lie's block that stayed canonical
+    lie = _canonical_lie(state, manifest["rpc"])
     number = lie["block"]
-    _wait(lambda: int(head(manifest["rpc"])["number"], 16) >= number + 3, 10, "depth")
-    if block_hash(manifest["rpc"], number) != lie["hash"]:
-        lie = _wait(lambda: next((e for e in _events(state) if e.get("lie")
-                                  and e["block"] > number + 3), None), 2 * CYCLE + 5,
-                    "a later lie")
-        number = lie["block"]
     out = run_cli("watch", "--rpc", manifest["rpc"], "--config", str(EXAMPLE), "--from",
                   str(number), "--to", str(number))
     lines = [json.loads(text) for text in out.stdout.splitlines()]
     [line] = [x for x in lines if x["check"] == "amm/live/signal"]
+    assert line["hash"] == lie["hash"]
     assert (line["verdict"], line["derived"]["status"]) == ("VERIFIED-BAD", "SILENT"), line
     assert out.returncode == 1
 
