@@ -125,6 +125,32 @@ def test_the_streams_lie_is_caught_by_the_example_check(live, run_cli):
     assert out.returncode == 1
 
 
+def test_a_light_client_watch_catches_the_lie(live):
+    """Followed by the light client (``--beacon``, the devnet's network.json): the check of
+    the live subject turns VERIFIED-BAD, SILENT, at a block the producer logged as a lie by the
+    block's own storage and time (its hash, so a reorg since does not matter)."""
+    state, manifest = live
+    beacon = manifest["beacon"]
+    start = max(manifest["live"]["first_block"] + 1, int(head(manifest["rpc"])["number"], 16) - 8)
+    watch = Watch("--rpc", manifest["rpc"], "--beacon", beacon["url"], "--trusted-root",
+                  beacon["trusted_root"], "--network", beacon["network_file"],
+                  "--accept-old-checkpoint", "--config", str(EXAMPLE), "--from", str(start),
+                  "--poll", "0.2")
+    try:
+        lines = watch.wait_for(lambda ls: any(
+            x.get("check") == "amm/live/signal" and x["verdict"] == "VERIFIED-BAD"
+            for x in ls), 2 * CYCLE + 40, "a VERIFIED-BAD line of amm/live/signal")
+    finally:
+        watch.kill()
+    bad = next(x for x in lines
+               if x.get("check") == "amm/live/signal" and x["verdict"] == "VERIFIED-BAD")
+    assert bad["derived"]["status"] == "SILENT", bad
+    logged = {e["hash"]: e for e in _events(state) if "step" in e}
+    assert logged[bad["hash"]]["block"] == bad["block"] and logged[bad["hash"]].get("lie"), bad
+    anchor = bad["anchor"]  # the light client's, or a parentHash link down from it
+    assert "light-client" in (anchor["method"], anchor.get("root_anchor")), bad
+
+
 def test_the_living_devnet_is_read_by_tag_without_at(live, run_cli):
     """Its head is current by the wall clock: `-b latest` needs no --at (the static devnet's
     `as of` line would say it does), and the summary says what --beacon needs instead."""
