@@ -11,7 +11,8 @@ Their sizes are chosen for range audits (thousands of blocks walked and asked ag
 that follows the chain needs only the last few blocks' entries: each new block asks its
 parent's (a log scan, an ancestor, a header), a reorg at most its fork point's. Follow mode
 calls :func:`keep_window` once a block; from then on that source's memos drop what was neither
-kept nor asked for in the last :data:`FOLLOW_WINDOW` blocks, and the process's proof-node cache
+kept nor asked for in the last :data:`FOLLOW_WINDOW` blocks, the source holds the raw headers
+and receipts of about as many blocks (``hold_window``), and the process's proof-node cache
 (:data:`recompute.core.mpt.SHARED_NODES`) starts again every :data:`FOLLOW_WINDOW` blocks, so a
 bot's memory is that of a window of blocks, not of a memo filling for hours (docs/watch.md
 §Memory).
@@ -118,5 +119,8 @@ def keep_window(source: object, window: int = FOLLOW_WINDOW) -> None:
             _nodes_followed = 0
     for memo in memos:
         memo.advance(window)
+    hold_window = getattr(source, "hold_window", None)  # a source's own raw answers
+    if hold_window is not None:  # (recompute.sources.cache.SharedSource)
+        hold_window(window)
     if restart:
         SHARED_NODES.clear()

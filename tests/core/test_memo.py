@@ -91,3 +91,21 @@ def test_the_proof_node_cache_starts_again_every_window_blocks():
         assert ref not in SHARED_NODES._nodes
     finally:
         SHARED_NODES._nodes.pop(ref, None)
+
+
+def test_follow_mode_bounds_a_shared_sources_raw_headers_and_receipts():
+    """The watch's shared source holds raw headers (8,192) and receipts (512) for range
+    audits; in follow mode about a window of blocks' worth (plus one walk ahead)."""
+    from recompute.sources.cache import SharedSource
+    from recompute.sources.live import LiveSource
+
+    followed = SharedSource(LiveSource("http://127.0.0.1:9"))  # never asked: no node needed
+    audited = SharedSource(LiveSource("http://127.0.0.1:9"))
+    keep_window(followed, window=3)
+    for source in (followed, audited):
+        for n in range(1000):
+            source._headers.put(n.to_bytes(32, "big"), {"number": hex(n)})
+            source._receipts.put(n.to_bytes(32, "big"), [])
+    assert len(audited._headers) == 1000 and len(audited._receipts) == 512
+    assert len(followed._headers) <= 256 + 3 and len(followed._receipts) == 3
+    assert (999).to_bytes(32, "big") in followed._headers  # the newest stay
