@@ -181,8 +181,12 @@ class Producer:
             else:
                 block = self._mine()
         self.produced += 1
-        # the lie, by the block's own time and storage (AMM §Status derivation: SILENT when
-        # clock() exceeds lastSignalAt + pulseInterval), not by what this step meant to mine
+        self._log_block(block, what)
+
+    def _log_block(self, block: dict, what: str) -> None:
+        """One line for a mined block: the block, its own time, and whether the live subject
+        is SILENT there by the block's own time and storage (AMM §Status derivation: SILENT
+        when clock() exceeds lastSignalAt + pulseInterval), not by what the step meant."""
         mined_ts = int(block["timestamp"], 16)
         event = {"block": int(block["number"], 16), "hash": block["hash"], "ts": mined_ts,
                  "step": what}
@@ -215,7 +219,9 @@ class Producer:
         parent_ts = fork_ts
         for i in range(depth):  # spread between the fork point's time and now, never ahead
             self._next_timestamp(parent_ts, fork_ts + (i + 1) * span // (depth + 1))
-            parent_ts = int(self._mine()["timestamp"], 16)
+            block = self._mine()
+            parent_ts = int(block["timestamp"], 16)
+            self._log_block(block, "reorg-empty")  # a lie there is one too: the watch says so
         self.step()
 
     def tick(self) -> None:
