@@ -212,10 +212,10 @@ class LightClientSession:
 
             self.store = sync_light_client(self.client, self.request.network,
                                            self.request.trusted_root,
-                                           current_slot=self.current_slot(),
+                                           current_slot=self.current_slot,
                                            resume=resume, check_start=check_start)
-        else:
-            self.store = catch_up(self.client, self.store, current_slot=self.current_slot())
+        else:  # each update is checked against the clock of its own moment
+            self.store = catch_up(self.client, self.store, current_slot=self.current_slot)
         save_store(self.request, self.store)
         return self.store
 

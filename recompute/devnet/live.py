@@ -43,6 +43,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from eth_typing import HexStr
+
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, load_artifact
 
@@ -128,9 +130,27 @@ class Producer:
         self._call("evm_setNextBlockTimestamp", ts)
         return ts
 
-    def _send(self, call: ContractFunction, sender: str) -> str:
-        sent: str = call.transact({"from": sender, "gas": GAS}).to_0x_hex()
-        return sent
+    def _send(self, call: ContractFunction, sender: str) -> dict[str, Any]:
+        """Send a transaction and return the block that holds it. anvil answers
+        ``eth_sendTransaction`` once the transaction is in its pool, which may be before the
+        block is mined: the head read right after can still be the parent (the log then named
+        the parent, a block without this step's change, at an earlier time)."""
+        tx = call.transact({"from": sender, "gas": GAS}).to_0x_hex()
+        return self._block_of(tx)
+
+    def _block_of(self, tx: str, timeout: float = 10.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while (receipt := self._call("eth_getTransactionReceipt", tx)) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"transaction {tx} not mined within {timeout} s")
+            time.sleep(0.01)
+        block: dict[str, Any] = self._call("eth_getBlockByHash", receipt["blockHash"], False)
+        return block
+
+    def _mine(self) -> dict[str, Any]:
+        """Mine an empty block and return it (``evm_mine`` returns once it is mined)."""
+        self._call("evm_mine")
+        return self._head()
 
     # ---- the stream --------------------------------------------------------------------
 
@@ -140,42 +160,56 @@ class Producer:
     def enroll(self) -> int:
         """The live subject's enrolment (the first live block)."""
         head = self._head()
-        ts = self._next_timestamp(int(head["timestamp"], 16))
+        self._next_timestamp(int(head["timestamp"], 16))
         policy = (b"\x00" * 32, "", 0x0F, 0, 0x0F, 0, 0, self.pulse_interval, [0, 0, 0, 0])
         baseline = [bytes([1 + i]) * 32 for i in range(4)]
-        self._send(self.lying.functions.enroll(baseline, policy,
-                                               "0x" + "00" * 20, 0), self.subject)
-        number = int(self._head()["number"], 16)
-        self._emit(block=number, ts=ts, step="live-subject-enrolled", subject=self.subject)
+        block = self._send(self.lying.functions.enroll(baseline, policy,
+                                                       "0x" + "00" * 20, 0), self.subject)
+        number = int(block["number"], 16)
+        self._emit(block=number, hash=block["hash"], ts=int(block["timestamp"], 16),
+                   step="live-subject-enrolled", subject=self.subject)
         return number
 
     def step(self, at: int | None = None) -> None:
-        """Mine the stream's next block (at the wall clock, or at ``at``)."""
+        """Mine the stream's next block (at the wall clock, or at ``at``) and log it: the block
+        that holds the step's change, and whether it is a lie, judged at that block."""
         head = self._head()
         ts = self._next_timestamp(int(head["timestamp"], 16), at)
-        last_signal = int(self.lying.functions.headOf(self.subject).call()[9])  # lastSignalAt
+        last_signal = self._last_signal_at(head["hash"])
         if ts % self.cycle < self.cycle // 2 and ts - last_signal >= self.pulse_every:
-            self._send(self.lying.functions.pulse(self.subject, 0), self.subject)
+            block = self._send(self.lying.functions.pulse(self.subject, 0), self.subject)
             what = "live-pulse"
         else:
             what = HONEST_STEPS[self.produced % len(HONEST_STEPS)]
             if what == "pulser-pulse":
-                self._send(self.honest.functions.pulse(self.pulser, 0), self.pulser)
+                block = self._send(self.honest.functions.pulse(self.pulser, 0), self.pulser)
             elif what == "meter-draw":
                 node, agent = self.edges[(self.produced // len(HONEST_STEPS)) % len(self.edges)]
-                self._send(self.meter.functions.draw(self.root, node, 1), agent)
+                block = self._send(self.meter.functions.draw(self.root, node, 1), agent)
             elif what == "mandate-execution":
-                self._send(self.mandate.functions.recordExecution(self.mandate_principal, 1),
-                           self.mandate_agent)
+                block = self._send(self.mandate.functions.recordExecution(
+                    self.mandate_principal, 1), self.mandate_agent)
             else:
-                self._call("evm_mine")
+                block = self._mine()
         self.produced += 1
-        block = self._head()
-        event = {"block": int(block["number"], 16), "hash": block["hash"], "ts": ts,
+        self._log_block(block, what)
+
+    def _log_block(self, block: dict[str, Any], what: str) -> None:
+        """One line for a mined block: the block, its own time, and whether the live subject
+        is SILENT there by the block's own time and storage (AMM §Status derivation: SILENT
+        when clock() exceeds lastSignalAt + pulseInterval), not by what the step meant."""
+        mined_ts = int(block["timestamp"], 16)
+        event = {"block": int(block["number"], 16), "hash": block["hash"], "ts": mined_ts,
                  "step": what}
-        if ts - last_signal > self.pulse_interval and what != "live-pulse":
+        if mined_ts - self._last_signal_at(block["hash"]) > self.pulse_interval:
             event["lie"] = "amm/live/signal: SILENT in storage, PRESENT by the lying view"
         self._emit(**event)
+
+    def _last_signal_at(self, block_hash: str) -> int:
+        """The live subject's lastSignalAt in the state of the block ``block_hash``."""
+        head = self.lying.functions.headOf(self.subject).call(
+            block_identifier=HexStr(block_hash))
+        return int(head[9])
 
     def reorg(self) -> None:
         """Roll back 1, 2 or 3 blocks and mine one more than that in their place."""
@@ -196,8 +230,10 @@ class Producer:
         span = max(now - fork_ts, depth + 1)
         parent_ts = fork_ts
         for i in range(depth):  # spread between the fork point's time and now, never ahead
-            parent_ts = self._next_timestamp(parent_ts, fork_ts + (i + 1) * span // (depth + 1))
-            self._call("evm_mine")
+            self._next_timestamp(parent_ts, fork_ts + (i + 1) * span // (depth + 1))
+            block = self._mine()
+            parent_ts = int(block["timestamp"], 16)
+            self._log_block(block, "reorg-empty")  # a lie there is one too: the watch says so
         self.step()
 
     def tick(self) -> None:

@@ -88,6 +88,14 @@ class SharedSource:
             f"{self.label} does not take JSON-RPC batches: asked one call at a time from now "
             "on (one HTTP request per call)")
 
+    def hold_window(self, blocks: int) -> None:
+        """Follow mode (recompute.core.memo.keep_window): hold the raw headers and receipts of
+        about the last ``blocks`` blocks (plus one walk ahead of headers), not the thousands a
+        range audit walks: a following watch asks for each new block's and its parent's."""
+        with self._lock:
+            self._headers.size = min(self._headers.size, _WALK_AHEAD + blocks)
+            self._receipts.size = min(self._receipts.size, blocks)
+
     # ---- pass-through (mutable answers) --------------------------------------------------
 
     def chain_id(self) -> int:

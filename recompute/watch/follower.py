@@ -33,6 +33,7 @@ from recompute.core.anchor import AnchoredBlock, by_parent_link
 from recompute.core.clock import FUTURE_HEAD_PATIENCE, SYSTEM, Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
+from recompute.core.memo import keep_window
 from recompute.core.source import ProofSource
 from recompute.core.verdict import Verdict
 from recompute.watch.collector import paused
@@ -224,6 +225,7 @@ class Follower:
         self.chain[block.number] = block
         for number in [n for n in self.chain if n < block.number - WINDOW]:
             del self.chain[number]
+        keep_window(block.source)  # the memos hold a window of blocks, not hours of them
         self.tip = block
         self.verified += 1
         if self.confirmations == 0 and self.heads is None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from recompute.devnet.anvil import rpc_call
+from recompute.devnet.contracts import connect, load_artifact
 from recompute.devnet.lifecycle import LiveOptions, down, up
 from tests import REPO_ROOT
 from tests.watch.watchproc import EXAMPLE, Watch, block_hash, head
@@ -58,25 +60,98 @@ def test_blocks_follow_the_wall_clock(live):
     assert manifest["live"]["producer_pid"] == int((state / "producer.pid").read_text())
 
 
+def _canonical_lie(state: Path, rpc: str) -> dict:
+    """The first lie in the producer's log still in the canonical chain once the head is 3
+    blocks past it (the stream's deepest reorg: it can no longer be replaced)."""
+    seen: set[str] = set()
+
+    def settled():
+        for event in _events(state):
+            if not event.get("lie") or event["hash"] in seen:
+                continue
+            if int(head(rpc)["number"], 16) < event["block"] + 3:
+                return None  # the earliest unjudged lie is not settled yet: wait for it
+            seen.add(event["hash"])
+            if block_hash(rpc, event["block"]) == event["hash"]:
+                return event
+        return None
+
+    return _wait(settled, 4 * CYCLE + 10, "a lie that stays canonical")
+
+
+def test_the_producers_log_names_the_block_of_each_step(live):
+    """Each step's line names the block that holds its change, at that block's time, and a lie
+    is a lie there by the seed's rule (AMM §Status derivation: SILENT when the block's time
+    exceeds lastSignalAt + pulseInterval), hand-computed from the lying registry's view of
+    lastSignalAt (the field it answers honestly) at that block."""
+    state, manifest = live
+    _canonical_lie(state, manifest["rpc"])  # at least one lie stays canonical, and
+    # enough steps that reorgs (up to 3 blocks in 5) leave at least 10 canonical ones
+    _wait(lambda: sum(1 for e in _events(state) if "step" in e) >= 30, 30 * BLOCK_TIME + 20,
+          "30 steps in the stream")
+    registry = connect(manifest["rpc"]).eth.contract(
+        address=manifest["contracts"]["LyingMeditationRegistry"],
+        abi=load_artifact("LyingMeditationRegistry")["abi"])
+    steps = [e for e in _events(state) if e.get("step", "live-subject-enrolled")
+             != "live-subject-enrolled"]
+    # a block mined again after a rollback with the same parent, time and content is the same
+    # block (same hash): its lines agree
+    by_hash = {(e["hash"], e["block"], e["ts"], bool(e.get("lie"))) for e in steps}
+    assert len(by_hash) == len({e["hash"] for e in steps}), steps
+    interval = CYCLE // 3  # the live subject's pulse interval (recompute/devnet/live.py)
+    judged = lies = 0
+    for event in steps:
+        if block_hash(manifest["rpc"], event["block"]) != event["hash"]:
+            continue  # orphaned by a reorg since
+        block = rpc_call(manifest["rpc"], "eth_getBlockByHash", [event["hash"], False])
+        assert int(block["timestamp"], 16) == event["ts"], event
+        _, last_signal, _ = registry.functions.signalStatus(
+            manifest["accounts"][8]).call(block_identifier=event["hash"])
+        assert bool(event.get("lie")) == (event["ts"] > last_signal + interval), event
+        judged += 1
+        lies += bool(event.get("lie"))
+    assert judged >= 10 and lies >= 1 and judged > lies, (judged, lies)
+
+
 def test_the_streams_lie_is_caught_by_the_example_check(live, run_cli):
     state, manifest = live
-    # the producer's log names a block where the live subject is SILENT in storage
-    lie = _wait(lambda: next((e for e in _events(state) if e.get("lie")), None), 2 * CYCLE + 5,
-                "a lie in the stream")
-    # a reorg may have orphaned that block: the canonical block at its number, if the same
+    # the producer's log names a block where the live subject is SILENT in storage; a reorg
+    # may replace it: the watch judges a lie's block that stayed canonical
+    lie = _canonical_lie(state, manifest["rpc"])
     number = lie["block"]
-    _wait(lambda: int(head(manifest["rpc"])["number"], 16) >= number + 3, 10, "depth")
-    if block_hash(manifest["rpc"], number) != lie["hash"]:
-        lie = _wait(lambda: next((e for e in _events(state) if e.get("lie")
-                                  and e["block"] > number + 3), None), 2 * CYCLE + 5,
-                    "a later lie")
-        number = lie["block"]
     out = run_cli("watch", "--rpc", manifest["rpc"], "--config", str(EXAMPLE), "--from",
                   str(number), "--to", str(number))
     lines = [json.loads(text) for text in out.stdout.splitlines()]
     [line] = [x for x in lines if x["check"] == "amm/live/signal"]
+    assert line["hash"] == lie["hash"]
     assert (line["verdict"], line["derived"]["status"]) == ("VERIFIED-BAD", "SILENT"), line
     assert out.returncode == 1
+
+
+def test_a_light_client_watch_catches_the_lie(live):
+    """Followed by the light client (``--beacon``, the devnet's network.json): the check of
+    the live subject turns VERIFIED-BAD, SILENT, at a block the producer logged as a lie by the
+    block's own storage and time (its hash, so a reorg since does not matter)."""
+    state, manifest = live
+    beacon = manifest["beacon"]
+    start = max(manifest["live"]["first_block"] + 1, int(head(manifest["rpc"])["number"], 16) - 8)
+    watch = Watch("--rpc", manifest["rpc"], "--beacon", beacon["url"], "--trusted-root",
+                  beacon["trusted_root"], "--network", beacon["network_file"],
+                  "--accept-old-checkpoint", "--config", str(EXAMPLE), "--from", str(start),
+                  "--poll", "0.2")
+    try:
+        lines = watch.wait_for(lambda ls: any(
+            x.get("check") == "amm/live/signal" and x["verdict"] == "VERIFIED-BAD"
+            for x in ls), 2 * CYCLE + 40, "a VERIFIED-BAD line of amm/live/signal")
+    finally:
+        watch.kill()
+    bad = next(x for x in lines
+               if x.get("check") == "amm/live/signal" and x["verdict"] == "VERIFIED-BAD")
+    assert bad["derived"]["status"] == "SILENT", bad
+    logged = {e["hash"]: e for e in _events(state) if "step" in e}
+    assert logged[bad["hash"]]["block"] == bad["block"] and logged[bad["hash"]].get("lie"), bad
+    anchor = bad["anchor"]  # the light client's, or a parentHash link down from it
+    assert "light-client" in (anchor["method"], anchor.get("root_anchor")), bad
 
 
 def test_the_living_devnet_is_read_by_tag_without_at(live, run_cli):

@@ -56,6 +56,25 @@ def test_a_few_blocks_in_one_period():
     assert store.last_participation == (32, 32)
 
 
+def test_each_update_is_checked_against_the_clock_of_its_moment():
+    """A sync that began a slot before the node's latest update was signed (a slow sync on a
+    chain of short slots, the living devnet's 1 s) accepts the update once the clock has
+    reached its signature slot; the slot read at the sync's start refuses it, as it must."""
+    blocks = synthetic_blocks(4)
+    with DevnetBeaconServer(blocks) as server, BeaconClient(server.url) as client:
+        signed = server.current_slot  # the last update's signature slot (the server's own)
+        reads = iter([signed - 1])  # the clock at the sync's start, then a slot later
+
+        def clock() -> int:
+            return next(reads, signed)
+
+        store = sync_light_client(client, DEVNET, server.trusted_block_root, current_slot=clock)
+        assert store.optimistic_execution().block_hash.hex() == blocks[-1]["hash"][2:]
+        with pytest.raises(Unverifiable, match="slots out of order"):
+            sync_light_client(client, DEVNET, server.trusted_block_root,
+                              current_slot=signed - 1)
+
+
 def test_across_sync_committee_periods():
     """24 slots per block: 64-slot periods, so the committee rotates three times."""
     blocks = synthetic_blocks(12)
