@@ -42,7 +42,8 @@ test: setup
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
-	$(PYTEST)
+	$(PYTEST) -m 'not serial'
+	$(PY) -m pytest -q -m serial
 
 # The documentation site (mkdocs.yml, docs/) into site/; `make test` builds it too.
 docs: setup

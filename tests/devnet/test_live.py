@@ -21,6 +21,10 @@ from recompute.devnet.lifecycle import LiveOptions, down, up
 from tests import REPO_ROOT
 from tests.watch.watchproc import EXAMPLE, Watch, block_hash, head
 
+# A chain mined at the wall clock and watches that must keep up with it: starved of CPU by
+# another test process they fall behind, so `make test` runs this file alone (marker serial).
+pytestmark = pytest.mark.serial
+
 BLOCK_TIME, REORG_EVERY, CYCLE = 1, 5, 15
 
 
