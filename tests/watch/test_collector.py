@@ -62,7 +62,8 @@ class Evaluator:
 
 
 BLOCK = SimpleNamespace(number=7, timestamp=1762736424, hash=b"\x11" * 32,
-                        anchor=SimpleNamespace(method="single-rpc", trusts="the node"))
+                        anchor=SimpleNamespace(method="single-rpc", trusts="the node"),
+                        source=object())  # a source with no memos (follow mode trims them)
 
 
 def test_the_follower_pauses_the_collector_while_a_block_is_evaluated_and_written():
