@@ -38,7 +38,8 @@ NOT_MESSAGES = {
     "vectors/catalog.py": "--expect",
     # the watch's own output, not errors: its progress notes advise the pins and endpoints it
     # was run with, its hooks' delivery notes name the hook, the HTML audit report says how to
-    # re-check a line, a metric's help names the option behind it (the Sink words no options)
+    # re-check a line, a metric's help names the option behind it (an UNVERIFIABLE's options
+    # in lines and notes are worded by the Sink: Sink.spell)
     "watch/auditor.py": "--block-hash --checkpoint --quorum",
     "watch/coordinator.py": "--block-hash --checkpoint --quorum",
     "watch/follower.py": "--block-hash --checkpoint --quorum --rpc",

@@ -413,8 +413,7 @@ def _follow_store(store_path: str, checks: list[Check], config_path: str, confir
     from recompute.watch.recording import RecordingSink
 
     store, _, _ = open_follow_store(store_path, checks, config_path, confirmations)
-    recording = RecordingSink(sink.metrics, sink.out, sink.err, sink.hook, store=store)
-    recording.spell = sink.spell
+    recording = RecordingSink.instead_of(sink, store=store)
     recording.recover()  # what stdout lacks of the last write before a restart
     return store, recording
 

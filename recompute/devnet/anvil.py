@@ -117,8 +117,8 @@ class Anvil:
     # Where anvil writes the block states it moves out of memory (``--cache-path``). Left to
     # itself it writes them under ~/.foundry/anvil/tmp and never removes them: tens of MB for
     # each devnet-sized chain, on every start. None: a private temporary folder, removed by
-    # :meth:`stop`; the detached devnet passes a folder of its state directory, removed by
-    # ``devnet down``.
+    # :meth:`stop`; a detached anvil outlives this process, so the devnet passes a folder of
+    # its state directory, removed by ``devnet down``.
     cache_dir: Path | None = None
     _own_cache: Path | None = field(default=None, repr=False)
 
@@ -155,7 +155,7 @@ class Anvil:
     def start(self, timeout: float = 20.0) -> Anvil:
         attempts = 3 if self.port is None else 1
         last_error = ""
-        if self.cache_dir is None and self._own_cache is None:
+        if self.cache_dir is None and self._own_cache is None and not self.detach:
             self._own_cache = Path(tempfile.mkdtemp(prefix="recompute-anvil-"))
         for _ in range(attempts):
             if self.port is None or attempts > 1:
@@ -196,7 +196,7 @@ class Anvil:
                     self.process.kill()
                     self.process.wait(timeout=10)
             self.process = None
-        if self._own_cache is not None and not self.detach:
+        if self._own_cache is not None:
             shutil.rmtree(self._own_cache, ignore_errors=True)
             self._own_cache = None
 

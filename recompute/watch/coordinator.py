@@ -223,9 +223,7 @@ class SegmentedAudit:
                            in block_lines(params, checks, around, self.store.lines)
                            if lo <= number <= hi)
 
-        out = AuditSink(sink.metrics, sink.out, sink.err, sink.hook, store=self.store,
-                        text_of=text_of)
-        out.spell = sink.spell
+        out = AuditSink.instead_of(sink, store=self.store, text_of=text_of)
         try:
             out.recover()
             for number, lines in block_lines(params, checks, ties, self.store.lines):

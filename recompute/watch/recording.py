@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, Self, TextIO
 
 from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.hooks import Hook
@@ -38,6 +38,13 @@ class JournalSink(Sink):
         super().__init__(metrics, out, err, hook)
         self.store = store
         self._in_flight = False  # a write committed to the store, not yet flushed to stdout
+
+    @classmethod
+    def instead_of(cls, sink: Sink, **extra: Any) -> Self:
+        """This kind of sink in ``sink``'s place: its metrics, streams, hook and wording."""
+        made = cls(sink.metrics, sink.out, sink.err, sink.hook, **extra)
+        made.spell = sink.spell
+        return made
 
     def _progress(self) -> tuple[list[FinalBlock], JsonObject]:
         """What the next write changes in the store: final lines, audit values."""
