@@ -38,7 +38,12 @@ from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.verdict import EXIT_GOOD
-from recompute.lightclient.anchor import by_light_client, check_current, payload_header
+from recompute.lightclient.anchor import (
+    by_light_client,
+    check_current,
+    check_latest,
+    payload_header,
+)
 from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
 from recompute.watch.audit_page import AuditFacts
@@ -295,15 +300,17 @@ def _anchor(sources: list[SharedSource], session: LightClientSession | None,
 def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHeads | None:
     """With --beacon: the heads the sync committee signed (optimistic, finalized). A light
     client behind the clock (a beacon node withholding updates) is ``stale-anchor``: the
-    follower writes no line about a new block and says ``up`` 0 until it catches up."""
+    follower writes no line about a new block and says ``up`` 0 until it catches up. The
+    optimistic header is judged by --max-head-age and must be newer than the finalized one
+    (:func:`~recompute.lightclient.anchor.check_latest`), whatever the beacon node sent."""
     if session is None:
         return None
 
     def signed() -> tuple[PayloadHeader, PayloadHeader]:
         store = session.sync()
-        optimistic, finalized = store.optimistic_execution(), store.finalized_execution()
+        finalized = store.finalized_execution()
         check_current(store, finalized, clock)
-        check_current(store, optimistic, clock)
+        optimistic = check_latest(store, clock)
         return payload_header(optimistic), payload_header(finalized)
 
     return SignedHeads(signed)
