@@ -18,7 +18,7 @@ from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -46,17 +46,18 @@ from recompute.lightclient.anchor import (
 )
 from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
+from recompute.watch.alerts import AlertSender, Hooks
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
 from recompute.watch.config import Check, load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
-from recompute.watch.hooks import Hook, OnBad
+from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
-from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
+from recompute.watch.webhook import Webhook, check_webhook_url
 
 if TYPE_CHECKING:
     from recompute.core.anchor import PayloadHeader
@@ -270,9 +271,9 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
     if metrics_port is not None:
         server = serve(metrics, metrics_port)
         sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
-    hooks: list[Hook] = [OnBad(on_bad, sink.note)] if on_bad else []
+    hooks: list[AlertSender[Any]] = [OnBad(on_bad, sink.note, metrics)] if on_bad else []
     if webhook_url:
-        hooks.append(Webhook(webhook_url, sink.note, webhook_format))
+        hooks.append(Webhook(webhook_url, sink.note, webhook_format, metrics=metrics))
     hook = Hooks(hooks) if hooks else None
     sink.hook = hook
     return sink, hook, server

@@ -52,6 +52,10 @@ FAMILIES = {
     "evaluation_seconds": ("histogram", "Seconds from a block's anchoring to its lines, follow "
                                         "mode.", ()),
     "last_success_timestamp_seconds": ("gauge", "Unix time of the last block verified.", ()),
+    "alerts_undelivered_total": ("counter", "Alerts not delivered (a webhook POST that failed "
+                                            "every attempt or missed its deadline, a command "
+                                            "that failed, ran over its limit or was cut off at "
+                                            "close), by hook.", ("hook",)),
 }
 # Derived at scrape time, never set by a caller.
 _DERIVED = {"checks", "up", "last_verified_block_age_seconds"}
