@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
+from recompute.core.outside_text import visible
 from recompute.watch.evaluate import Line
 
 HOOK_TIMEOUT = 60.0
@@ -72,8 +73,8 @@ class OnBad:
 
     def _run(self) -> None:
         while (line := self._queue.get()) is not None:
-            env = dict(os.environ, RECOMPUTE_CHECK=line.check, RECOMPUTE_BLOCK=str(line.block),
-                       RECOMPUTE_VERDICT=line.verdict.value)
+            env = dict(os.environ, RECOMPUTE_CHECK=visible(line.check),
+                       RECOMPUTE_BLOCK=str(line.block), RECOMPUTE_VERDICT=line.verdict.value)
             try:
                 done = subprocess.run(self.command, shell=True, env=env, text=True,
                                       input=json.dumps(line.to_json()) + "\n",
@@ -86,4 +87,4 @@ class OnBad:
                 continue
             if done.returncode != 0:
                 tail = (done.stderr or "").strip().splitlines()[-1:] or [""]
-                self.note(f"--on-bad: the command exited {done.returncode} {tail[0][:200]}")
+                self.note(f"--on-bad: the command exited {done.returncode} {visible(tail[0], 200)}")
