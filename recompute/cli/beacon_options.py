@@ -11,7 +11,6 @@ by :func:`given_light_client_options`), and the anchoring reads them from there
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from recompute.core.boundedjson import load_file
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
+from recompute.disk.whole_file import write_whole
 
 if TYPE_CHECKING:
     from recompute.core.anchor import AnchoredBlock
@@ -177,9 +177,9 @@ def save_store(request: LightClientRequest, store: LightClientStore) -> None:
     if path is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(store_to_json(store, request.trusted_root)))
-    os.replace(temporary, path)  # a reader sees the old store or the new one, whole
+    # a reader sees the old store or the new one, whole; --lc-store names the path (a link
+    # given there is written through, docs/watch.md §Files recompute writes)
+    write_whole(path, json.dumps(store_to_json(store, request.trusted_root)), named=True)
 
 
 class LightClientSession:

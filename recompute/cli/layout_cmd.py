@@ -21,6 +21,7 @@ import click
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
 from recompute.core.errors import UsageError
+from recompute.disk.whole_file import write_whole
 from recompute.layout import Layout, import_layout, load_layout, resolve, verified_source
 from recompute.layout.resolve import hex32, show
 from recompute.layout.types import (
@@ -65,7 +66,7 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
         return
     try:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="ascii")
+        write_whole(out, text, named=True, encoding="ascii")
     except OSError as exc:
         raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None
     click.echo(f"wrote {out}: {layout.contract}, {len(layout.variables)} state variables", err=True)

@@ -19,6 +19,7 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_hash
 from recompute.core.verdict import EXIT_UNVERIFIABLE
 from recompute.data import VECTORS
+from recompute.disk.whole_file import write_whole
 from recompute.sources.live import LiveSource
 from recompute.vectors import (
     capture_step,
@@ -89,7 +90,7 @@ def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: s
                           expect, name or out.stem, description, list(recipe_paths),
                           timeout=chain.timeout())
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dumps(vector))
+    write_whole(out, dumps(vector), named=True)
     click.echo(f"wrote {out}: {vector['expected']['verdict']} ({vector['expected']['reason']}), "
                f"{len(vector['proofs'])} proof answer(s), {len(vector['receipts'])} block(s) "
                "of receipts")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import TextIO
+from typing import Protocol
 
 from recompute.core.outside_text import visible
 from recompute.watch.evaluate import Line
@@ -58,10 +58,16 @@ def row(line: Line) -> list[str]:
             cell(json.dumps(line.derived, sort_keys=True, separators=(",", ":")))]
 
 
+class Out(Protocol):
+    """Where the rows go: a text file, or a file written whole."""
+
+    def write(self, text: str, /) -> object: ...
+
+
 class AuditCsv:
     """Rows written as the lines come (an audit's lines need not fit in memory)."""
 
-    def __init__(self, out: TextIO):
+    def __init__(self, out: Out):
         self.out = out
         out.write(record(COLUMNS))
 
