@@ -28,6 +28,12 @@ def emit(outcome: Outcome, as_json: bool, human_lines: list[str] | None = None) 
     return outcome.verdict.exit_code
 
 
+def say(text: str, err: bool = False) -> None:
+    """One line for a person that quotes outside text (a store's check name, a layout's label,
+    a vector's name): only ever as text (:func:`recompute.core.outside_text.visible`)."""
+    click.echo(visible(text), err=err)
+
+
 def anchor_lines(block: AnchoredBlock) -> list[str]:
     lines = [
         f"block {block.number} 0x{block.hash.hex()} (chain {block.chain_id}, "

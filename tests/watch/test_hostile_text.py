@@ -210,3 +210,45 @@ def test_a_hostile_store_gives_a_csv_with_no_formula_and_no_split_record(tmp_pat
     assert len(got) == 3 and formula_cells(got) == []
     assert [r["detail"] for r in csv_rows(table)] == [
         visible(f"http://127.0.0.1:1 eth_getProof: {ALL}")] * 2
+
+
+def test_a_layout_files_labels_reach_the_terminal_as_text(tmp_path):
+    from recompute.layout import import_layout
+    from tests.layout.conftest import ZOO_ARTIFACT
+
+    document = json.loads(import_layout(ZOO_ARTIFACT).dumps())
+    document["contract"] = f"src/{CORPUS['cr-overwrite']}{CORPUS['osc52-clipboard']}.sol:Zoo"
+    # (a variable's label must be an identifier: the layout's validator refuses any other)
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(document))
+    done = run_cli("layout", "show", path)
+    assert done.returncode == 0, done.stderr
+    assert not_text(done.stdout) == [] and not_text(done.stderr) == []
+    assert visible(document["contract"]) in done.stdout
+
+
+def test_a_node_error_in_a_range_audit_csv_is_never_a_formula(devnet, tmp_path):
+    """The attack as found: a node that answers eth_getProof with an error message holding a
+    bare CR and then a formula; the line's detail starts with the node's URL."""
+    from tests.rpcproxy import RpcProxy
+    from tests.watch.watchproc import EXAMPLE
+
+    node, _ = devnet
+    evil = CORPUS["cr-formula"]
+
+    def lie(method, params, reply):
+        if method == "eth_getProof":
+            return {"jsonrpc": "2.0", "id": reply.get("id"),
+                    "error": {"code": -32000, "message": evil}}
+        return reply
+
+    table = tmp_path / "audit.csv"
+    with RpcProxy(node.url, lie) as proxy:
+        done = run_cli("watch", "--rpc", proxy.url, "--config", EXAMPLE, "--from", "99",
+                       "--to", "100", "--csv", table)
+    assert done.returncode == 2, done.stderr
+    lines = [json.loads(text) for text in done.stdout.splitlines()]
+    assert lines and all(evil not in line.get("detail", "") for line in lines)
+    assert any(visible(evil) in line.get("detail", "") for line in lines)
+    got = spreadsheet_rows(table.read_text(encoding="utf-8"))
+    assert len(got) == 1 + len(lines) and formula_cells(got) == []
