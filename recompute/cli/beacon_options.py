@@ -22,7 +22,6 @@ from recompute.core.boundedjson import load_file
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
-from recompute.disk.whole_file import write_whole
 
 if TYPE_CHECKING:
     from recompute.core.anchor import AnchoredBlock
@@ -171,6 +170,7 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
 
 
 def save_store(request: LightClientRequest, store: LightClientStore) -> None:
+    from recompute.disk.whole_file import write_whole  # not on a verdict's cold path
     from recompute.lightclient.persist import store_to_json
 
     path = request.store_path
