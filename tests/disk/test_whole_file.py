@@ -155,3 +155,14 @@ def test_no_module_writes_a_file_but_through_the_one_helper():
                                         and set(a.value) & set("wax+") for a in node.args[1:]):
                 found.append(f"{where} open for writing")
     assert found == []
+
+
+def test_a_link_planted_in_the_devnet_state_folder_is_one_line(tmp_path):
+    victim = _victim(tmp_path)
+    state = tmp_path / "dn"
+    state.mkdir()
+    (state / "anvil.log").symlink_to(victim)
+    done = run_cli("devnet", "up", "--state-dir", state, "--port", "1")
+    assert done.returncode == 2, done.stderr
+    assert victim.read_text() == "precious\n"
+    assert done.stderr.count("\n") == 1 and "never through a link" in done.stderr, done.stderr
