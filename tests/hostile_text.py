@@ -101,9 +101,18 @@ def spreadsheet_rows(text: str) -> list[list[str]]:
 @contextlib.contextmanager
 def hostile_node(message: str) -> Iterator[str]:
     """A JSON-RPC endpoint on loopback that answers every call with an error whose message is
-    ``message`` (a batch: one such error per call); yields its URL."""
+    ``message`` (a batch: one such error per call); as a beacon node, every GET with HTTP 500
+    and ``{"message": message}``; yields its URL."""
 
     class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 -- http.server's name
+            body = json.dumps({"code": 500, "message": message}).encode()
+            self.send_response(500)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
         def do_POST(self):  # noqa: N802 -- http.server's name
             request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             calls = request if isinstance(request, list) else [request]

@@ -5,6 +5,7 @@ spreadsheet runs; no record split inside a cell; no markup)."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import sys
@@ -27,7 +28,6 @@ from tests.hostile_text import (
     not_text,
     spreadsheet_rows,
 )
-from tests.watch.test_report_files import rows as csv_rows
 
 ADDRESS = "0x" + "11" * 20
 
@@ -187,6 +187,17 @@ def test_a_node_error_reaches_the_terminal_as_text(name):
     assert not_text(detail) == [] and visible(CORPUS[name]) in detail
 
 
+@pytest.mark.parametrize("name", ["cr-overwrite", "osc52-clipboard"])
+def test_a_beacon_error_reaches_the_terminal_as_text(name):
+    with hostile_node(CORPUS[name]) as url:
+        done = run_cli("lightclient", "sync", "--beacon", url, "--trusted-root",
+                       "0x" + "11" * 32)
+    assert done.returncode == 2, done.stderr
+    assert not_text(done.stdout) == [] and not_text(done.stderr) == []
+    # the beacon's message on one line (its whitespace runs made one space), then visible
+    assert visible(" ".join(CORPUS[name].split())) in done.stdout + done.stderr
+
+
 def test_a_hostile_store_gives_a_csv_with_no_formula_and_no_split_record(tmp_path):
     from recompute.watch.store import Store
 
@@ -208,7 +219,7 @@ def test_a_hostile_store_gives_a_csv_with_no_formula_and_no_split_record(tmp_pat
     written = table.read_text(encoding="utf-8")
     got = spreadsheet_rows(written)
     assert len(got) == 3 and formula_cells(got) == []
-    assert [r["detail"] for r in csv_rows(table)] == [
+    assert [r["detail"] for r in csv.DictReader(io.StringIO(written))] == [
         visible(f"http://127.0.0.1:1 eth_getProof: {ALL}")] * 2
 
 
