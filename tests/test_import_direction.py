@@ -20,6 +20,7 @@ PACKAGE = Path(recompute.__file__).resolve().parent
 LEVELS = {
     "": 0,  # recompute/__init__.py (the version, the public API re-exports: see below)
     "core": 0,
+    "disk": 0,  # the one place files are written (recompute/disk/whole_file.py)
     "data": 0,
     "lightclient": 1,
     "layout": 2,

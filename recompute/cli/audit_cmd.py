@@ -26,6 +26,7 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.audit_files import ReportFiles, csv_option, html_option
+from recompute.cli.report import say
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
@@ -228,9 +229,9 @@ def report_command(store_path: str, as_json: bool, html_path: str | None,
         click.echo(json.dumps(report, indent=2))
     else:
         for row in rows:
-            click.echo(row)
+            say(row)
     for note in notes:
-        click.echo(note, err=True)
+        say(note, err=True)
     sys.exit(report["exit_code"])
 
 

@@ -11,7 +11,6 @@ by :func:`given_light_client_options`), and the anchoring reads them from there
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,15 +170,16 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
 
 
 def save_store(request: LightClientRequest, store: LightClientStore) -> None:
+    from recompute.disk.whole_file import write_whole  # not on a verdict's cold path
     from recompute.lightclient.persist import store_to_json
 
     path = request.store_path
     if path is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(store_to_json(store, request.trusted_root)))
-    os.replace(temporary, path)  # a reader sees the old store or the new one, whole
+    # a reader sees the old store or the new one, whole; --lc-store names the path (a link
+    # given there is written through, docs/watch.md §Files recompute writes)
+    write_whole(path, json.dumps(store_to_json(store, request.trusted_root)), named=True)
 
 
 class LightClientSession:

@@ -120,6 +120,11 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except OSError as exc:  # a state file that cannot be written (a link planted there)
+        click.echo(f"error: {exc.filename or state_dir}: {exc.strerror or exc} (the devnet "
+                   "writes its state folder's files itself, never through a link: remove it)",
+                   err=True)
+        sys.exit(2)
     if not started:
         click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
                    "`recompute devnet down` stops it", err=True)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from recompute.core.keccak import keccak256
+from recompute.core.outside_text import visible
 from recompute.layout.types import DynamicArrayType, StaticArrayType, StructType
 
 if TYPE_CHECKING:
@@ -37,14 +38,14 @@ def plain(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return checksum(value) if _ADDRESS.match(value) else value
+        return checksum(value) if _ADDRESS.match(value) else visible(value)
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, list):
         return "[" + ", ".join(plain(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {plain(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value, default=str)
+        return "{" + ", ".join(f"{visible(k)}: {plain(v)}" for k, v in value.items()) + "}"
+    return visible(json.dumps(value, default=str))
 
 
 def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
@@ -59,8 +60,8 @@ def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
     if kind == "string":
         if isinstance(value, dict):  # {"hex": ..., "invalid_utf8": true}
             return f"{value.get('hex')} (not UTF-8)"
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)  # numbers (already decimal text), 0x-hex bytes
+        return visible(json.dumps(value, ensure_ascii=False))
+    return visible(value)  # numbers (already decimal text), 0x-hex bytes
 
 
 def value_rows(layout: Layout, t: TypeInfo, path: str,

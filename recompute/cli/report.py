@@ -8,6 +8,7 @@ import click
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.outcome import Outcome
+from recompute.core.outside_text import visible
 from recompute.core.verdict import REASONS, Verdict
 
 
@@ -21,10 +22,16 @@ def emit(outcome: Outcome, as_json: bool, human_lines: list[str] | None = None) 
         head += f": {outcome.detail}"
     elif outcome.reason in REASONS and outcome.verdict is not Verdict.GOOD:
         head += f": {REASONS[outcome.reason]}"
-    click.echo(head)
+    click.echo(visible(head))  # a node's message in the detail: only ever as text
     for line in human_lines or []:
-        click.echo(line)
+        click.echo(visible(line))
     return outcome.verdict.exit_code
+
+
+def say(text: str, err: bool = False) -> None:
+    """One line for a person that quotes outside text (a store's check name, a layout's label,
+    a vector's name): only ever as text (:func:`recompute.core.outside_text.visible`)."""
+    click.echo(visible(text), err=err)
 
 
 def anchor_lines(block: AnchoredBlock) -> list[str]:

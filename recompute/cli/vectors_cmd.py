@@ -15,10 +15,12 @@ from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.flags import cli_detail
 from recompute.cli.options import Chain, single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
+from recompute.cli.report import say
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_hash
 from recompute.core.verdict import EXIT_UNVERIFIABLE
 from recompute.data import VECTORS
+from recompute.disk.whole_file import write_whole
 from recompute.sources.live import LiveSource
 from recompute.vectors import (
     capture_step,
@@ -89,7 +91,7 @@ def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: s
                           expect, name or out.stem, description, list(recipe_paths),
                           timeout=chain.timeout())
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dumps(vector))
+    write_whole(out, dumps(vector), named=True)
     click.echo(f"wrote {out}: {vector['expected']['verdict']} ({vector['expected']['reason']}), "
                f"{len(vector['proofs'])} proof answer(s), {len(vector['receipts'])} block(s) "
                "of receipts")
@@ -110,19 +112,19 @@ def verify_command(paths: tuple[Path, ...], do_tamper: bool) -> None:
         unlisted = (" (unlisted: no suite.json pins it; `recompute vectors add` does)"
                     if result.listed is False else "")
         if result.passed:
-            click.echo(f"PASS {result.name}{unlisted}")
+            say(f"PASS {result.name}{unlisted}")
         else:
             failed += 1
             named = result.name  # a peer suite's entry; a file's: the file to open and fix
             if result.file is not None:
                 named = result.file if Path(result.file).stem == result.name else (
                     f"{result.file} ({result.name})")
-            click.echo(f"FAIL {named}{unlisted}: {result.detail}")
+            say(f"FAIL {named}{unlisted}: {result.detail}")
     if do_tamper:
         undetected = tamper_all(_loadable(_vector_files(files)))
         undetected += _peer_methods(files)
         for line in undetected:
-            click.echo(f"UNDETECTED {line}")
+            say(f"UNDETECTED {line}")
         click.echo(f"tamper: {len(undetected)} mutation(s) not detected")
         failed += len(undetected)
     click.echo(f"{len(results) - sum(not r.passed for r in results)} passed, {failed} failed")
@@ -186,5 +188,5 @@ def add_command(files: tuple[Path, ...], suite_path: Path | None) -> None:
     """Pin vector files into a suite.json (each must verify first)."""
     suite, pinned = add_to_suite(list(files), suite_path)
     for path in pinned:
-        click.echo(f"pinned {path}")
+        say(f"pinned {path}")
     click.echo(f"{suite}: {len(pinned)} file(s) pinned")

@@ -25,6 +25,7 @@ from typing import Any
 
 from recompute.core import executables
 from recompute.core.errors import UsageError
+from recompute.disk.whole_file import open_log
 
 # The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
 DEFAULT_MNEMONIC = "test test test test test test test test test test test junk"
@@ -160,7 +161,7 @@ class Anvil:
         for _ in range(attempts):
             if self.port is None or attempts > 1:
                 self.port = free_port()
-            log = open(self.log_path, "ab") if self.log_path else None
+            log = open_log(self.log_path) if self.log_path else None
             self.process = subprocess.Popen(
                 self.command(), stdout=subprocess.DEVNULL if log is None else log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -26,6 +26,7 @@ from recompute.core.errors import RecomputeError, UsageError
 from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
+from recompute.disk.whole_file import open_log, write_whole
 from recompute.lightclient.params import DEVNET
 
 BEACON_START_TIMEOUT = 60.0
@@ -190,15 +191,13 @@ def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) 
             node.start()
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.pid}\n")
+    write_whole(state_dir / "anvil.pid", f"{node.pid}\n")
     return node
 
 
 def _write_manifest(state_dir: Path, manifest: dict[str, Any]) -> None:
     path = state_dir / "manifest.json"
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    os.replace(temporary, path)
+    write_whole(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)
@@ -235,10 +234,10 @@ def _start_helper(state_dir: Path, name: str, command: list[str], ready: Path,
                   what: str) -> int:
     """Start a detached helper process (``<name>.log``, ``<name>.pid`` in the state dir) and
     wait until it writes ``ready``; its pid."""
-    with open(state_dir / f"{name}.log", "ab") as log:
+    with open_log(state_dir / f"{name}.log") as log:
         process = subprocess.Popen(command, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
-    (state_dir / f"{name}.pid").write_text(f"{process.pid}\n")
+    write_whole(state_dir / f"{name}.pid", f"{process.pid}\n")
     deadline = time.monotonic() + BEACON_START_TIMEOUT
     while not ready.is_file():
         if process.poll() is not None or time.monotonic() > deadline:
@@ -264,7 +263,7 @@ def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict[str
     clock = {}
     if live is not None:
         network_file = state_dir / "network.json"
-        network_file.write_text(json.dumps(_network_json(
+        write_whole(network_file, json.dumps(_network_json(
             served["genesis_time"], served["seconds_per_slot"]), indent=2) + "\n")
         clock = {"genesis_time": served["genesis_time"],
                  "seconds_per_slot": served["seconds_per_slot"],
@@ -372,7 +371,7 @@ def restart_node(state_dir: Path = DEFAULT_STATE_DIR, pause: float = 0.0,
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start again ({exc}); see "
                           f"{state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.pid}\n")
+    write_whole(state_dir / "anvil.pid", f"{node.pid}\n")
     new_pid = node.pid
     node.process = None  # detached, as `up` leaves it
     return new_pid

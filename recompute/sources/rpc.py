@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 
 from recompute.core.boundedjson import loads as bounded_loads
 from recompute.core.errors import OptionError, Unverifiable, malformed
+from recompute.core.outside_text import visible
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a block of receipts is a few MB on mainnet
 # Calls in one JSON-RPC batch: more go in several batches (providers cap a batch at 100-1000).
@@ -317,7 +318,7 @@ _OUT_OF_RANGE = re.compile(r"block height is (\d+) but requested was (\d+)")
 
 def classify_error(url: str, method: str, error: object) -> Unverifiable:
     message = error.get("message", "") if isinstance(error, dict) else str(error)
-    message = str(message)[:200]
+    message = visible(message, 200)  # the node's words: text, whatever it sent
     out_of_range = _OUT_OF_RANGE.search(message)
     if out_of_range and int(out_of_range.group(2)) > int(out_of_range.group(1)):
         return Unverifiable("block-unknown", f"{url} does not have that block yet ({message})")
@@ -341,4 +342,5 @@ def classify_error(url: str, method: str, error: object) -> Unverifiable:
 def _short(exc: Exception) -> str:
     text = str(exc)
     reason = re.search(r"\[Errno -?\d+\] [^'\")]*|Read timed out|timed out", text)
-    return reason.group(0) if reason else text.splitlines()[0][:160] if text else type(exc).__name__
+    return visible(reason.group(0) if reason else text.splitlines()[0][:160] if text
+                   else type(exc).__name__)

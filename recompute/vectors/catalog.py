@@ -19,6 +19,7 @@ from typing import Any
 from recompute.data import FIXTURE_CHAIN, PACKS, VECTORS
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
+from recompute.disk.whole_file import write_whole
 from recompute.recipes.erc8447_interfaces import INTERFACES
 from recompute.sources.fixture_node import FixtureNode
 from recompute.vectors import SUITE_PROFILE, capture_proof, capture_step, dumps, sha256_file
@@ -147,7 +148,7 @@ def write_all(devnet_vectors: list[dict[str, Any]] | None = None,
         for vector in vectors:
             path = directory / group / f"{vector['name']}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dumps(vector))
+            write_whole(path, dumps(vector))
             written.append(path)
     write_suite(directory, written)
     return written
@@ -160,7 +161,7 @@ def write_suite(directory: Path, files: list[Path]) -> None:
                     for p in sorted(files)],
         "spec": {"path": "README.md", "sha256": sha256_file(directory / "README.md")},
     }
-    (directory / "suite.json").write_text(json.dumps(suite, indent=1) + "\n")
+    write_whole(directory / "suite.json", json.dumps(suite, indent=1) + "\n")
 
 
 def capture_devnet(node_url: str, manifest: dict[str, Any],
@@ -240,7 +241,7 @@ def _document(name: str, document: dict[str, Any]) -> Callable[[Manifest], Path]
     def write(_manifest: Manifest) -> Path:
         path = Path(tempfile.gettempdir()) / "recompute-vector-docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, sort_keys=True) + "\n")
+        write_whole(path, json.dumps(document, sort_keys=True) + "\n")
         return path
     return write
 

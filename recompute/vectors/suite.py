@@ -23,6 +23,7 @@ from typing import Any
 
 from recompute.core.errors import OptionError, UsageError
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
+from recompute.disk.whole_file import write_whole
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
 from recompute.vectors.format import (
     SUITE_PROFILE,
@@ -206,6 +207,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
     given): each must be a well-formed vector that replays to its expectation; an entry already
     there gets its new sha256. Returns (the suite, the paths added or re-pinned)."""
     files = [Path(f) for f in files]
+    named = suite_path is not None  # given by the user (a link given is written through)
     if suite_path is None:
         suite_path = _nearest_suite(files[0])
         document = load_json(suite_path)
@@ -231,7 +233,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
         pinned.append(relative)
     document["vectors"] = [entries[k] for k in sorted(entries)]
     suite_path.parent.mkdir(parents=True, exist_ok=True)
-    suite_path.write_text(json.dumps(document, indent=1) + "\n")
+    write_whole(suite_path, json.dumps(document, indent=1) + "\n", named=named)
     return suite_path, pinned
 
 

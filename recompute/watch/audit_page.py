@@ -3,7 +3,8 @@ no script, no remote font or image (a Content-Security-Policy forbids every load
 with print rules, one SVG timeline a check (:mod:`recompute.watch.timeline`).
 
 What it shows comes from the lines and the store, which are data the user was handed: every
-string is escaped (:func:`html.escape`) where it is written, never inserted as markup.
+string goes through :func:`escape` where it is written (visible, then HTML-escaped), never
+inserted as markup.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from html import escape
+from html import escape as html_escape
 from urllib.parse import urlsplit
 
+from recompute.core.outside_text import visible
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, Verdict
 from recompute.version import __version__
 from recompute.watch.auditor import Summary
@@ -21,6 +23,13 @@ from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.timeline import Timeline, health_of, legend, svg
 
 MAX_FINDINGS = 200  # a check's BAD and unhealthy lines shown on the page (the CSV has all)
+
+
+def escape(value: object) -> str:
+    """Any value as page text: every non-printable character escaped visibly
+    (:func:`recompute.core.outside_text.visible`: no bidi override, no invisible character),
+    then ``<``, ``>``, ``&`` and quotes escaped as HTML."""
+    return html_escape(visible(value))
 
 
 @dataclass

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
+from recompute.core.outside_text import visible
 from recompute.watch.alerts import AlertSender
 from recompute.watch.evaluate import Line
 from recompute.watch.metrics import Metrics
@@ -85,7 +86,7 @@ class OnBad(AlertSender[Line]):
 
     def deliver(self, alert: Line) -> str | None:
         line = alert
-        env = dict(os.environ, RECOMPUTE_CHECK=line.check, RECOMPUTE_BLOCK=str(line.block),
+        env = dict(os.environ, RECOMPUTE_CHECK=visible(line.check), RECOMPUTE_BLOCK=str(line.block),
                    RECOMPUTE_VERDICT=line.verdict.value)
         # the line on stdin and stderr kept from files, not pipes: a child the command leaves
         # behind holds no pipe the watch would wait on
@@ -117,7 +118,7 @@ class OnBad(AlertSender[Line]):
                 return "cut off: the watch closed and the command was killed"
             stderr.seek(0)
             tail = stderr.read(1 << 16).decode(errors="replace").strip().splitlines()[-1:]
-            return f"the command exited {code}" + (f": {tail[0][:200]}" if tail else "")
+            return f"the command exited {code}" + (f": {visible(tail[0], 200)}" if tail else "")
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

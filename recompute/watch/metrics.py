@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 from recompute.core.errors import OptionError
+from recompute.core.outside_text import visible
 
 PREFIX = "recompute_watch_"
 
@@ -72,7 +73,7 @@ Family = Counter | Gauge | Histogram  # a metric of the exposition, or one of it
 
 
 def series_key(name: str, **labels: str) -> Key:
-    return (name, tuple(sorted(labels.items())))
+    return (name, tuple(sorted((k, visible(v)) for k, v in labels.items())))
 
 
 class Series:

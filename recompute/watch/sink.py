@@ -16,6 +16,7 @@ from typing import TextIO
 
 from recompute.core.errors import Unverifiable, argument_word
 from recompute.core.jsontext import encoder
+from recompute.core.outside_text import visible
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.hooks import Hook
@@ -104,13 +105,13 @@ class Sink:
 
     def note(self, text: str) -> None:
         with self._lock:
-            self.err.write(text + "\n")
+            self.err.write(visible(text) + "\n")  # notes quote node messages: text only
             self.err.flush()
 
     def progress(self, text: str) -> None:
         """A progress bar: rewritten in place (``\\r``), no newline."""
         with self._lock:
-            self.err.write("\r" + text)
+            self.err.write("\r" + visible(text))
             self.err.flush()
 
     def evaluated(self, lines: list[Line]) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from recompute.core import boundedjson
 from recompute.core.anchor import TRUSTS
+from recompute.core.outside_text import visible
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
@@ -314,7 +315,7 @@ def segment(row: tuple[object, ...], params: JsonObject) -> SegmentResult:
     if not isinstance(failure, list) or len(failure) != 2:
         raise StoreRecordError(f"{where}: its failure is not [reason, detail]")
     reason = _str(failure[0], f"{where}: its failure's reason")
-    detail = _str(failure[1], f"{where}: its failure's detail")
+    detail = visible(_str(failure[1], f"{where}: its failure's detail"))
     if hashes or parent is not None or top is not None or endpoint is not None:
         raise StoreRecordError(f"{where} failed, yet holds hashes or an endpoint")
     return SegmentResult(lo, hi, [], [], None, None, (reason, detail), None, float(seconds))
@@ -364,8 +365,8 @@ def line(row: tuple[object, ...], frame: LineFrame) -> JsonObject:
     digest = value["evidence_digest"]
     if digest is not None and (not isinstance(digest, str) or not _DIGEST.match(digest)):
         raise StoreRecordError(f"{where}: evidence_digest is not a sha256 hex digest")
-    if "detail" in value:
-        _str(value["detail"], f"{where}: detail", MAX_LINE_BYTES)
+    if "detail" in value:  # a person reads it: only ever as text (a store is a file)
+        value["detail"] = visible(_str(value["detail"], f"{where}: detail", MAX_LINE_BYTES))
     if "anchor" in value and not isinstance(value["anchor"], dict):
         raise StoreRecordError(f"{where}: anchor is {_kind(value['anchor'])}, not an object")
     return value

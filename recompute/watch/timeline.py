@@ -6,17 +6,26 @@ before the check's ``since``), and the health (healthy, unhealthy, unknown for U
 The runs are kept as they come (block order), so memory grows with the changes, not the blocks;
 a picture draws at most :data:`COLUMNS` rectangles a band, each column showing the worst state
 among its blocks (unhealthy over unknown over healthy), so a single bad block is never hidden.
-Every text in the picture (the check's name, which the store holds) is escaped.
+Every text in the picture (the check's name, which the store holds) is made visible and escaped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
+from html import escape as html_escape
+
+from recompute.core.outside_text import visible
 
 WIDTH = 960  # the picture's coordinate width; it scales to the page
 COLUMNS = 480  # at most this many rectangles a band
 NONE = "none"  # no line for this block (before the check's since, or not evaluated)
+
+
+
+def escape(value: object) -> str:
+    """Text in the picture: visible (no control, bidi or invisible character), HTML-escaped."""
+    return html_escape(visible(value))
+
 
 # state -> (colour, label, rank: the worst wins a column)
 VERDICTS = {

@@ -27,6 +27,7 @@ from collections.abc import Callable
 import requests
 
 from recompute.core.errors import OptionError, UsageError
+from recompute.core.outside_text import visible, visible_tree
 from recompute.sources.deadline import SocketDeadline, deadline_adapter
 from recompute.sources.rpc import check_url
 from recompute.watch.alerts import AlertSender
@@ -52,12 +53,20 @@ def body(line: Line, event: str, fmt: str) -> JsonObject:
     """The POST body for ``line``, the first line of the transition to ``event``."""
     if fmt == "slack":
         state = "UNHEALTHY" if event == "unhealthy" else "healthy again"
-        detail = f": {line.detail}" if line.detail else ""
-        return {"text": f"recompute watch: check `{line.check}` is {state} at block "
-                        f"{line.block} ({line.verdict.value}, {line.reason}){detail}"}
-    return {"source": "recompute", "event": event, "check": line.check, "block": line.block,
-            "hash": line.hash, "verdict": line.verdict.value, "reason": line.reason,
-            "detail": line.detail, "line": line.to_json()}
+        detail = f": {_slack(line.detail)}" if line.detail else ""
+        return {"text": f"recompute watch: check `{_slack(line.check)}` is {state} at block "
+                        f"{line.block} ({line.verdict.value}, {_slack(line.reason)}){detail}"}
+    return {"source": "recompute", "event": event, "check": visible(line.check),
+            "block": line.block, "hash": line.hash, "verdict": line.verdict.value,
+            "reason": visible(line.reason), "detail": visible(line.detail),
+            "line": visible_tree(line.to_json())}
+
+
+def _slack(text: str) -> str:
+    """Text in a Slack message: visible, its three control characters (``&``, ``<``, ``>``:
+    links, mentions such as ``<!channel>``) escaped as Slack asks, backquotes made plain."""
+    return (visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("`", "'"))
 
 
 class Webhook(AlertSender[tuple[Line, str]]):
