@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from recompute.core.outside_text import visible
 from recompute.watch.evaluate import Line
 from recompute.watch.metrics import Metrics
 
@@ -80,7 +81,7 @@ class AlertSender(Generic[Alert]):
         self.undelivered += 1
         if self.metrics is not None:
             self.metrics.inc("alerts_undelivered_total", hook=self.hook)
-        self.note(f"{self.option}: {self.describe(alert)} not delivered ({why})")
+        self.note(visible(f"{self.option}: {self.describe(alert)} not delivered ({why})"))
 
     def _run(self) -> None:
         while (alert := self._queue.get()) is not None:

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import sys
+import time
 from html.parser import HTMLParser
 
 import pytest
@@ -170,7 +171,7 @@ def test_the_on_bad_command_gets_text_in_its_environment(tmp_path):
                "sys.exit(3)")
     hook = OnBad(f"{sys.executable} -c \"{program}\" {seen}", notes.append)
     hook.observe(_lines()[0])
-    hook.close(30)
+    hook.close(time.monotonic() + 30)
     assert seen.read_text(encoding="utf-8") == "check/" + visible(CORPUS["cr-formula"])
     assert len(notes) == 1 and not_text(notes[0]) == []
 
