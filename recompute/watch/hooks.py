@@ -2,9 +2,12 @@
 
 A check *turns* unhealthy when a verified verdict that is not its healthy one follows a
 healthy verdict (or is its first verified verdict): once per transition, not at every block.
-UNVERIFIABLE is no evidence either way and leaves the state as it was. The command gets the
-JSON line on stdin and ``RECOMPUTE_CHECK`` / ``RECOMPUTE_BLOCK`` / ``RECOMPUTE_VERDICT`` in
-its environment; it runs in a worker thread, in order, so a slow hook never delays a verdict.
+UNVERIFIABLE is no evidence either way and leaves the state as it was. Silence is the one
+exception: once per outage, when no block has been verified for longer than
+``--max-anchor-age`` (:meth:`Hook.alert`), the command runs with the first UNVERIFIABLE line
+about the block awaited. The command gets the JSON line on stdin and ``RECOMPUTE_CHECK`` /
+``RECOMPUTE_BLOCK`` / ``RECOMPUTE_VERDICT`` in its environment; it runs in a worker thread, in
+order, so a slow hook never delays a verdict.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ class Hook(Protocol):
     """What the sink shows lines to (``--on-bad``, the webhook, or both)."""
 
     def observe(self, line: Line) -> None: ...
+
+    def alert(self, line: Line) -> None:
+        """The watch is silent past its bound: ``line`` is the first UNVERIFIABLE line about
+        the block awaited (told once per outage)."""
 
     def close(self) -> None: ...
 
@@ -64,6 +71,10 @@ class OnBad:
         if self._health.change(line) == "unhealthy":
             self.fired += 1
             self._queue.put(line)
+
+    def alert(self, line: Line) -> None:
+        self.fired += 1
+        self._queue.put(line)
 
     def close(self, timeout: float = 10.0) -> None:
         """Let queued hooks finish (at most ``timeout`` seconds)."""

@@ -13,6 +13,10 @@ timeout or a 5xx answer is tried again after 0.5 s, 1 s, …; a 4xx answer is no
      "hash": "0x…", "verdict": "VERIFIED-BAD", "reason": "predicate-failed", "detail": "…",
      "line": {…the watch's JSON line…}}
 
+Once per outage, when no block has been verified for longer than ``--max-anchor-age`` (a node
+stopped, or its head stopped moving), one POST with ``"event": "stale"``, ``"hash": null``
+and the first UNVERIFIABLE line about the block awaited.
+
 ``--webhook-format slack`` sends ``{"text": "…"}``, which Slack's (and Mattermost's, Discord's
 ``/slack``) incoming webhooks accept.
 """
@@ -47,6 +51,9 @@ def check_webhook_url(url: str) -> str:
 
 def body(line: Line, event: str, fmt: str) -> JsonObject:
     """The POST body for ``line``, the first line of the transition to ``event``."""
+    if fmt == "slack" and event == "stale":
+        return {"text": f"recompute watch: SILENT: block {line.block} is overdue, nothing "
+                        f"verified ({line.verdict.value}, {line.reason}): {line.detail}"}
     if fmt == "slack":
         state = "UNHEALTHY" if event == "unhealthy" else "healthy again"
         detail = f": {line.detail}" if line.detail else ""
@@ -81,6 +88,9 @@ class Webhook:
         turned = self._health.change(line)
         if turned is not None:
             self._queue.put((line, turned))
+
+    def alert(self, line: Line) -> None:
+        self._queue.put((line, "stale"))
 
     def close(self, timeout: float = 20.0) -> None:
         """Let queued POSTs finish (at most ``timeout`` seconds)."""
@@ -122,6 +132,10 @@ class Hooks:
     def observe(self, line: Line) -> None:
         for hook in self.hooks:
             hook.observe(line)
+
+    def alert(self, line: Line) -> None:
+        for hook in self.hooks:
+            hook.alert(line)
 
     def close(self) -> None:
         for hook in self.hooks:
