@@ -6,6 +6,12 @@ so that the verdict can say so. Requests go out over :mod:`http.client` with one
 for the whole request (a node that drips one byte a second is cut off at the timeout, not
 between bytes), the answer is read up to :data:`MAX_ANSWER_BYTES`, and its JSON is bounded in
 depth before it is parsed (:mod:`recompute.core.boundedjson`).
+
+Passing trouble is asked again, a lie never (docs/connection.md §Retries): an HTTP 429, 502, 503
+or 504, or a connection reset or closed without an answer, is retried after
+:data:`RETRY_WAITS` (or the answer's ``Retry-After``, up to :data:`MAX_RETRY_AFTER`), batched
+or not; past them it is ``rpc-error`` (a status) or ``rpc-unreachable`` (a connection). An
+answer that is not what was asked stays ``rpc-malformed`` at once.
 """
 
 from __future__ import annotations
@@ -30,6 +36,12 @@ MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a block of receipts is a few MB on mainne
 # Calls in one JSON-RPC batch: more go in several batches (providers cap a batch at 100-1000).
 MAX_BATCH = 100
 _ids = itertools.count(1)
+# HTTP statuses of a node or its gateway in passing trouble (rate limited, bad gateway,
+# unavailable, gateway timeout): the request is sent again
+TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+# The waits before each retry of passing trouble: 4 retries, 7.5 s of waiting at most
+RETRY_WAITS = (0.5, 1.0, 2.0, 4.0)
+MAX_RETRY_AFTER = 10.0  # a Retry-After longer than this is waited this long
 
 # Messages nodes give when the state of an old block is gone (geth, erigon, reth, nethermind,
 # anvil). Matched case-insensitively; anything else is a plain `rpc-error`.
@@ -113,7 +125,7 @@ class RpcClient:
         self._local = threading.local()  # one kept-alive connection per thread
         self._count = threading.Lock()  # threads (the prover's prefetch) share the count
 
-    def _post(self, body: bytes) -> tuple[int, bytes]:
+    def _post(self, body: bytes) -> tuple[int, bytes, str | None]:
         """One exchange on this thread's kept-alive connection; a connection the server closed
         while idle is replaced once (every method asked here is a read: safe to resend)."""
         deadline = time.monotonic() + self.timeout
@@ -123,7 +135,7 @@ class RpcClient:
             if connection is None:
                 connection = self._local.connection = _connect(self.url, self.timeout)
             try:
-                status, raw, keep = post(connection, self.url, body, deadline)
+                status, raw, keep, after = post(connection, self.url, body, deadline)
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 self._drop()
                 if not reused or attempt:
@@ -134,7 +146,7 @@ class RpcClient:
                 raise
             if not keep:
                 self._drop()
-            return status, raw
+            return status, raw, after
         raise AssertionError("unreachable")
 
     def _drop(self) -> None:
@@ -150,7 +162,7 @@ class RpcClient:
                            "id": next(_ids)}).encode()
         status, raw = self._exchange(body, method)
         if status >= 400 and not raw.lstrip().startswith(b"{"):
-            raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {status}")
+            raise Unverifiable("rpc-error", f"{self.url} {method}: HTTP {status}{_tried(status)}")
         reply = bounded_loads(raw, f"{self.url} {method}: the answer", malformed,
                               max_bytes=MAX_ANSWER_BYTES)
         if not isinstance(reply, dict):
@@ -196,6 +208,9 @@ class RpcClient:
                 # an HTTP error or one error object for the whole batch, before any batch
                 # was answered: an endpoint that does not take batches
                 return self._refused(calls)
+            if status >= 400:  # an HTTP error (passing trouble past its retries): no lie
+                raise Unverifiable("rpc-error", f"{self.url} {what}: HTTP {status}"
+                                                f"{_tried(status)}")
             raise Unverifiable("rpc-malformed", f"{self.url} {what}: the answer is not a list "
                                                 "of replies")
         self.batches = True
@@ -233,27 +248,51 @@ class RpcClient:
             return exc
 
     def _exchange(self, body: bytes, what: str, dropped: bool = False) -> tuple[int, bytes]:
-        """One exchange, its failures mapped to ``rpc-unreachable``; with ``dropped``, a
-        connection the server closed without an answer raises :class:`_Dropped` instead."""
-        try:
-            return self._post(body)
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
-            if dropped:
-                raise _Dropped from None
-            failure: OSError | http.client.HTTPException = exc
-        except TimeoutError:
-            raise Unverifiable(
-                "rpc-unreachable",
-                f"{self.url} did not answer {what} within {self.timeout:g}s; check that the "
-                "node runs and the URL is right",
-            ) from None
-        except (OSError, http.client.HTTPException) as exc:
-            failure = exc
-        raise Unverifiable(
+        """One exchange, passing trouble retried (:data:`RETRY_WAITS`), its failures mapped
+        to ``rpc-unreachable``; with ``dropped``, a connection the server closed without an
+        answer raises :class:`_Dropped` instead (a server that cannot parse a batch)."""
+        for wait in (*RETRY_WAITS, None):
+            try:
+                status, raw, after = self._post(body)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
+                if dropped:
+                    raise _Dropped from None
+                if wait is None:
+                    raise self._unreachable(what, exc, len(RETRY_WAITS)) from None
+                time.sleep(wait)
+                continue
+            except TimeoutError:
+                raise Unverifiable(
+                    "rpc-unreachable",
+                    f"{self.url} did not answer {what} within {self.timeout:g}s; check that the "
+                    "node runs and the URL is right",
+                ) from None
+            except (OSError, http.client.HTTPException) as exc:
+                raise self._unreachable(what, exc, 0) from None
+            if status not in TRANSIENT_STATUS or wait is None:
+                return status, raw
+            time.sleep(retry_wait(after, wait))
+        raise AssertionError("unreachable")
+
+    def _unreachable(self, what: str, failure: Exception, retries: int) -> Unverifiable:
+        tried = f" ({retries + 1} tries)" if retries else ""
+        return Unverifiable(
             "rpc-unreachable",
-            f"{self.url} did not answer {what}: {_short(failure)}; check that the node runs "
-            "and the URL is right",
-        ) from None
+            f"{self.url} did not answer {what}: {_short(failure)}{tried}; check that the node "
+            "runs and the URL is right")
+
+
+def retry_wait(after: str | None, wait: float) -> float:
+    """Seconds to wait before a retry: the answer's ``Retry-After`` (seconds) when it gives
+    one, at most :data:`MAX_RETRY_AFTER`; else ``wait``."""
+    text = (after or "").strip()
+    if text.isascii() and text.isdigit() and len(text) <= 9:
+        return min(float(text), MAX_RETRY_AFTER)
+    return wait
+
+
+def _tried(status: int) -> str:
+    return f" ({len(RETRY_WAITS) + 1} tries)" if status in TRANSIENT_STATUS else ""
 
 
 class _Dropped(Exception):
@@ -276,10 +315,11 @@ def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
 
 
 def post(connection: http.client.HTTPConnection, url: str, body: bytes,
-         deadline: float) -> tuple[int, bytes, bool]:
-    """POST ``body``; ``(HTTP status, answer bytes, connection reusable)``. One deadline for
-    the whole exchange (connect, send, every read): past it, TimeoutError. An answer longer
-    than :data:`MAX_ANSWER_BYTES` is cut there (and then fails as JSON, too large)."""
+         deadline: float) -> tuple[int, bytes, bool, str | None]:
+    """POST ``body``; ``(HTTP status, answer bytes, connection reusable, Retry-After)``. One
+    deadline for the whole exchange (connect, send, every read): past it, TimeoutError. An
+    answer longer than :data:`MAX_ANSWER_BYTES` is cut there (and then fails as JSON, too
+    large)."""
     parsed = urlparse(url)
     path = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
     connection.timeout = _remaining(connection, deadline)  # for the connect, if there is one
@@ -298,7 +338,7 @@ def post(connection: http.client.HTTPConnection, url: str, body: bytes,
     if whole:  # read1 leaves an answer read to its end open: close it, the connection stays
         response.close()
     keep = whole and response.isclosed() and not response.will_close
-    return response.status, b"".join(chunks), keep
+    return response.status, b"".join(chunks), keep, response.getheader("Retry-After")
 
 
 def _remaining(connection: http.client.HTTPConnection, deadline: float) -> float:
