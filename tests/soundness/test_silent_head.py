@@ -34,6 +34,8 @@ from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
 from recompute.watch.webhook import Hooks, Webhook, body
 from tests.ux.receiver import Receiver
+from tests.watch.meters import honest_key_check, start_meters_chain
+from tests.watch.watchproc import Watch, head, write_config
 
 pytestmark = pytest.mark.anvil
 
@@ -246,3 +248,27 @@ def test_the_slack_text_of_an_outage_names_the_awaited_block():
     assert body(line, "stale", "slack") == {"text": "recompute watch: SILENT: block 58 is "
                                             "overdue, nothing verified (UNVERIFIABLE, "
                                             "stale-anchor): old"}
+
+
+def test_the_command_line_says_so_with_its_flag(tmp_path):
+    """The attack as given: ``watch`` 45 s past ``--max-anchor-age 20`` on a node whose head
+    does not move (the clock is ``--at`` the head's time plus 45 s; the first block is pinned
+    by ``--block-hash``, so only the silence after it is judged)."""
+    node, manifest = start_meters_chain()
+    watch = None
+    try:
+        top = head(node.url)
+        number, stamp = int(top["number"], 16), int(top["timestamp"], 16)
+        config = write_config(tmp_path / "checks.toml", [honest_key_check("key", manifest)])
+        watch = Watch("--rpc", node.url, "--config", str(config), "--block-hash", top["hash"],
+                      "--at", str(stamp + 45), "--max-anchor-age", "20", "--poll", "0.05",
+                      "--max-backoff", "0.1")
+        lines = watch.wait_for(lambda ls: len(_stale(ls, number + 1)) >= 3, what="stale lines")
+    finally:
+        if watch is not None:
+            watch.kill()
+        node.stop()
+    assert [x["block"] for x in lines if x["hash"]] == [number]
+    stale = _stale(lines, number + 1)
+    assert {(x["reason"], x["hash"], x["final"]) for x in stale} == {("stale-anchor", None, False)}
+    assert "more than --max-anchor-age 20 s" in stale[0]["detail"]
