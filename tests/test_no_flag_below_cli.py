@@ -46,7 +46,7 @@ NOT_MESSAGES = {
     "watch/hooks.py": "--on-bad",
     "watch/webhook.py": "--on-bad-webhook",
     "watch/audit_page.py": "--block-hash --checkpoint --quorum --json",
-    "watch/metrics.py": "--confirmations",
+    "watch/metrics.py": "--confirmations --max-anchor-age",
 }
 
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")

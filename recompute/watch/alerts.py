@@ -57,6 +57,11 @@ class AlertSender(Generic[Alert]):
         """A line the watch wrote: :meth:`send` an alert when it calls for one."""
         raise NotImplementedError
 
+    def alert(self, line: Line) -> None:
+        """The watch is silent past its bound: ``line`` is the first UNVERIFIABLE line about
+        the block awaited (told once per outage): :meth:`send` an alert for it."""
+        raise NotImplementedError
+
     def deliver(self, alert: Alert) -> str | None:
         raise NotImplementedError
 
@@ -126,6 +131,10 @@ class Hooks:
     def observe(self, line: Line) -> None:
         for hook in self.hooks:
             hook.observe(line)
+
+    def alert(self, line: Line) -> None:
+        for hook in self.hooks:
+            hook.alert(line)
 
     def close(self, deadline: float | None = None) -> None:
         if deadline is None:

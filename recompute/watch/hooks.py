@@ -2,12 +2,14 @@
 
 A check *turns* unhealthy when a verified verdict that is not its healthy one follows a
 healthy verdict (or is its first verified verdict): once per transition, not at every block.
-UNVERIFIABLE is no evidence either way and leaves the state as it was. The command gets the
-JSON line on stdin and ``RECOMPUTE_CHECK`` / ``RECOMPUTE_BLOCK`` / ``RECOMPUTE_VERDICT`` in
-its environment; it runs in a worker thread, in order (:mod:`recompute.watch.alerts`), so a slow
-hook never delays a verdict. A command still running after :data:`HOOK_TIMEOUT` seconds is
-killed with its process group (it runs in a session of its own), and said; so is one still
-running when the watch's close deadline passes.
+UNVERIFIABLE is no evidence either way and leaves the state as it was. Silence is the one
+exception: once per outage, when no block has been verified for longer than
+``--max-anchor-age`` (:meth:`Hook.alert`), the command runs with the first UNVERIFIABLE line
+about the block awaited. The command gets the JSON line on stdin and ``RECOMPUTE_CHECK`` /
+``RECOMPUTE_BLOCK`` / ``RECOMPUTE_VERDICT`` in its environment; it runs in a worker thread, in
+order (:mod:`recompute.watch.alerts`), so a slow hook never delays a verdict. A command still
+running after :data:`HOOK_TIMEOUT` seconds is killed with its process group (it runs in a
+session of its own), and said; so is one still running when the watch's close deadline passes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ class Hook(Protocol):
     """What the sink shows lines to (``--on-bad``, the webhook, or both)."""
 
     def observe(self, line: Line) -> None: ...
+
+    def alert(self, line: Line) -> None:
+        """The watch is silent past its bound: ``line`` is the first UNVERIFIABLE line about
+        the block awaited (told once per outage)."""
 
     def close(self, deadline: float | None = None) -> None: ...
 
@@ -76,8 +82,13 @@ class OnBad(AlertSender[Line]):
             self.fired += 1
             self.send(line)
 
+    def alert(self, line: Line) -> None:
+        self.fired += 1
+        self.send(line)
+
     def describe(self, alert: Line) -> str:
-        return f"unhealthy {alert.check} at {alert.block}"
+        state = "silent" if alert.hash is None else "unhealthy"
+        return f"{state} {alert.check} at {alert.block}"
 
     def cut_off(self) -> None:
         with self._lock:

@@ -34,7 +34,8 @@ FAMILIES = {
     "checks": ("gauge", "Checks by health of their last verified verdict (healthy, unhealthy).",
                ("health",)),
     "up": ("gauge", "1 while the node answers (the last block was verified or the head read), "
-                    "0 after node trouble, until it answers again.", ()),
+                    "0 after node trouble or while no block is verified past "
+                    "--max-anchor-age, until it answers again.", ()),
     "last_verified_block": ("gauge", "Number of the last block whose checks were evaluated.", ()),
     "last_verified_block_timestamp_seconds": ("gauge", "Header timestamp of the last verified "
                                                        "block (Unix seconds).", ()),
@@ -46,6 +47,8 @@ FAMILIES = {
     "rpc_errors_total": ("counter", "Node failures that stopped an evaluation, by reason.",
                          ("reason",)),
     "reorgs_total": ("counter", "Reorgs detected.", ()),
+    "stale_alerts_total": ("counter", "Outages alerted: no block verified for longer than "
+                                      "--max-anchor-age (once per outage).", ()),
     "orphaned_blocks_total": ("counter", "Verified blocks that a reorg orphaned.", ()),
     "retracted_final_lines_total": ("counter", "Final lines about blocks a reorg deeper than "
                                                "--confirmations orphaned.", ()),

@@ -172,6 +172,15 @@ class Sink:
             self.metrics.inc("verdicts_total", check=line.check, verdict=line.verdict.value)
         self._write_lines(lines)
 
+    def alert(self, line: Line) -> None:
+        """The watch is silent past its bound (no block verified, the last one older than
+        ``--max-anchor-age``): ``line``, the first UNVERIFIABLE line about the block awaited,
+        shown to the hook's :meth:`~recompute.watch.hooks.Hook.alert` (the follower calls this
+        once per outage)."""
+        self.metrics.inc("stale_alerts_total")
+        if self.hook is not None:
+            self.hook.alert(line)
+
     def event(self, event: JsonObject) -> None:
         retracted = sum(self._final_lines.pop(h, 0) for h in event.get("final_orphaned", ()))
         if retracted:

@@ -16,6 +16,10 @@ not). An alert not delivered is said on stderr and counted in the metrics. The b
      "hash": "0x…", "verdict": "VERIFIED-BAD", "reason": "predicate-failed", "detail": "…",
      "line": {…the watch's JSON line…}}
 
+Once per outage, when no block has been verified for longer than ``--max-anchor-age`` (a node
+stopped, or its head stopped moving), one POST with ``"event": "stale"``, ``"hash": null``
+and the first UNVERIFIABLE line about the block awaited.
+
 ``--webhook-format slack`` sends ``{"text": "…"}``, which Slack's (and Mattermost's, Discord's
 ``/slack``) incoming webhooks accept.
 """
@@ -51,6 +55,10 @@ def check_webhook_url(url: str) -> str:
 
 def body(line: Line, event: str, fmt: str) -> JsonObject:
     """The POST body for ``line``, the first line of the transition to ``event``."""
+    if fmt == "slack" and event == "stale":
+        return {"text": f"recompute watch: SILENT: block {line.block} is overdue, nothing "
+                        f"verified ({line.verdict.value}, {_slack(line.reason)}): "
+                        f"{_slack(line.detail)}"}
     if fmt == "slack":
         state = "UNHEALTHY" if event == "unhealthy" else "healthy again"
         detail = f": {_slack(line.detail)}" if line.detail else ""
@@ -98,6 +106,9 @@ class Webhook(AlertSender[tuple[Line, str]]):
         turned = self._health.change(line)
         if turned is not None:
             self.send((line, turned))
+
+    def alert(self, line: Line) -> None:
+        self.send((line, "stale"))
 
     def describe(self, alert: tuple[Line, str]) -> str:
         line, event = alert
