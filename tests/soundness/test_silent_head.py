@@ -32,7 +32,8 @@ from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
-from recompute.watch.webhook import Hooks, Webhook, body
+from recompute.watch.alerts import Hooks
+from recompute.watch.webhook import Webhook, body
 from tests.ux.receiver import Receiver
 from tests.watch.meters import honest_key_check, start_meters_chain
 from tests.watch.watchproc import Watch, head, write_config
