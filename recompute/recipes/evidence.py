@@ -150,9 +150,13 @@ def outcome(block: AnchoredBlock, job: Job, trace: Trace, account: ProvenAccount
 
 def _found(derivation: Derivation) -> str:
     """A BAD verdict's detail when the recipe says no more: what it derived, then what
-    should have held."""
-    found = ", ".join(f"{k} = {json_value(v)}" for k, v in derivation.derived.items())
+    should have held. Each value as JSON writes it (true, {"0x…": "40"}), a text bare."""
+    found = ", ".join(f"{k} = {_json_text(json_value(v))}" for k, v in derivation.derived.items())
     return f"found {found}; healthy means {derivation.predicate}"
+
+
+def _json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
 
 
 def expectation_holds(value: Any, text: str) -> bool:

@@ -204,6 +204,7 @@ class Output:
 
     kind: str
     choices: tuple[str, ...] = ()
+    unit: str = ""  # how a report shows it: "time" (Unix seconds), "amount"; "" as it is
 
     def parse(self, text: str, where: str) -> str:
         """The expected value's canonical text (as :func:`normalise` writes derived values)."""
@@ -234,6 +235,7 @@ class Output:
 
 INT, BOOL, HEX, TEXT, TABLE = Output("int"), Output("bool"), Output("hex"), Output("text"), \
     Output("json")
+TIME, AMOUNT = Output("int", unit="time"), Output("int", unit="amount")  # ints, shown so
 
 
 def enum(*choices: str) -> Output:
@@ -409,6 +411,14 @@ def _bundled_only(name: str, extra: list[str] | None) -> Recipe | None:
         return None
     importlib.import_module(f"recompute.recipes.{module}")
     return _REGISTRY.get(name)
+
+
+def bundled_recipes() -> dict[str, Recipe]:
+    """The bundled recipes alone (no user module is loaded), by name."""
+    for module in BUNDLED_AREAS.values():
+        importlib.import_module(f"recompute.recipes.{module}")
+    return {name: recipe for name, recipe in sorted(_REGISTRY.items())
+            if type(recipe).__module__.startswith("recompute.recipes.")}
 
 
 def get_recipe(name: str, extra: list[str] | None = None) -> Recipe:
