@@ -47,7 +47,7 @@ from recompute.watch.config import Check, load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import Hook, OnBad
-from recompute.watch.metrics import Metrics, serve
+from recompute.watch.metrics import Metrics, metrics_address, metrics_url, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
@@ -86,7 +86,9 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--confirmations", type=int, default=2, show_default=True, metavar="C",
               help="A block's lines are final once C blocks are verified on top of it.")
 @click.option("--metrics-port", type=int, metavar="P",
-              help="Serve Prometheus text metrics on 127.0.0.1:P (/metrics).")
+              help="Serve Prometheus text metrics on --metrics-addr:P (/metrics).")
+@click.option("--metrics-addr", default="127.0.0.1", show_default=True, metavar="ADDR",
+              help="The address --metrics-port binds (0.0.0.0 or :: for every interface).")
 @click.option("--on-bad", "on_bad", metavar="CMD",
               help="Shell command run (JSON line on stdin) when a check turns unhealthy.")
 @click.option("--on-bad-webhook", "webhook_url", metavar="URL",
@@ -132,7 +134,8 @@ def _block_number(text: str | None, option: str) -> int | None:
 @csv_option
 @beacon_options
 def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
-                  confirmations: int, metrics_port: int | None, on_bad: str | None,
+                  confirmations: int, metrics_port: int | None, metrics_addr: str,
+                  on_bad: str | None,
                   webhook_url: str | None, webhook_format: str, poll: float, max_backoff: float,
                   max_blocks: int | None, start_timeout: float, workers: int,
                   processes: int | None, cluster: str | None, cluster_ca: str | None,
@@ -166,10 +169,11 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     session = LightClientSession(light_client, clock) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
+    metrics_addr = metrics_address(metrics_addr)
 
     segmented = processes is not None or cluster is not None or store_path is not None
-    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
-                                  files if files.wanted and not segmented else None)
+    sink, hook, server = _outputs((metrics_addr, metrics_port), on_bad, webhook_url,
+                                  webhook_format, files if files.wanted and not segmented else None)
     for source in sources:
         source.tell_batches_refused(sink.note)
     stop = threading.Event()
@@ -253,7 +257,7 @@ def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
                          "audit with one process, or pin the range with --block-hash")
 
 
-def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | None,
+def _outputs(metrics_at: tuple[str, int | None], on_bad: str | None, webhook_url: str | None,
              webhook_format: str, files: ReportFiles | None = None
              ) -> tuple[Sink, Hooks | None, ThreadingHTTPServer | None]:
     """The sink of lines (also handing them to the report ``files`` of a one-process range
@@ -262,9 +266,10 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
     sink = Sink(metrics) if files is None else ReportingSink(metrics, files=files)
     sink.spell = flag  # lines and notes name the options as this command's flags
     server = None
-    if metrics_port is not None:
-        server = serve(metrics, metrics_port)
-        sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
+    addr, port = metrics_at
+    if port is not None:
+        server = serve(metrics, port, addr)
+        sink.note(f"metrics: {metrics_url(server)}")
     hooks: list[Hook] = [OnBad(on_bad, sink.note)] if on_bad else []
     if webhook_url:
         hooks.append(Webhook(webhook_url, sink.note, webhook_format))
