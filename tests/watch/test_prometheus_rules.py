@@ -14,8 +14,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests import REPO_ROOT
 from tests.chromium import installed
 from tests.watch.test_grafana_dashboard import metric_names
