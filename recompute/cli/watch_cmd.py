@@ -290,11 +290,23 @@ def _anchor(sources: list[SharedSource], session: LightClientSession | None,
             block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
                                    clock)
-        return anchor_block(sources, block="latest" if anchored_number is None
-                            else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check, clock=clock)
+        try:
+            return anchor_block(sources, block="latest" if anchored_number is None
+                                else anchored_number, block_hash=pinned, quorum=quorum,
+                                checkpoint=check, clock=clock)
+        except Unverifiable as exc:
+            if anchored_number is None and "block" in exc.options:
+                raise _followed(exc) from None  # watch has no --block: it follows the head
+            raise
 
     return anchor
+
+
+def _followed(error: Unverifiable) -> Unverifiable:
+    """``error`` about the block follow mode starts from (the node's ``latest``), which no
+    option of watch names: ``block 226 (the head, latest, as the node named it)``."""
+    return Unverifiable(error.reason, error.template.replace("{block} ", "the head, "),
+                        tuple(o for o in error.options if o != "block"), **error.values)
 
 
 def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHeads | None:
