@@ -11,9 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from recompute.recipes.framework import Output, bundled_recipes
-from recompute.recipes.sai_registry import RESERVED_ROLES
+from recompute.recipes.sai_registry import ROLE_NAMES
 
-ROLE_NAMES = {"0x" + role.hex(): name for role, name in RESERVED_ROLES.items()}
 # The anchor's fields that are Unix seconds, and the one that is an age in seconds.
 _TIMES = ("block_timestamp", "as_of")
 _LABELS = {
