@@ -282,7 +282,7 @@ def _summary_section(summary: Summary) -> str:
                    if t.first_unhealthy is None else f"unhealthy from block {t.first_unhealthy}")
         rows.append(
             f"<tr><td class=\"name\">{text(name)}</td><td>{text(outcome)}</td>"
-            f"<td>{text(t.healthy.value)}</td>"
+            f"<td class=\"verdict\">{text(t.healthy.value)}</td>"
             f"<td class=\"n\">{t.counts[Verdict.GOOD]}</td>"
             f"<td class=\"n\">{t.counts[Verdict.BAD]}</td>"
             f"<td class=\"n\">{t.counts[Verdict.UNVERIFIABLE]}</td>"
@@ -350,7 +350,7 @@ td.derived div{overflow-wrap:anywhere}td.derived .key{color:#555}
 .then{color:#555;margin-top:.3em}table.findings{table-layout:fixed}
 table.findings th:nth-child(1){width:24%}table.findings th:nth-child(2){width:12%}
 table.findings th:nth-child(3){width:22%}table.findings th:nth-child(5){width:16%}
-td{overflow-wrap:anywhere}
+td{overflow-wrap:anywhere}td.verdict{white-space:nowrap}
 @media print{body{margin:0;max-width:none;font-size:11px}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 section{break-inside:auto}h2,h3{break-after:avoid;page-break-after:avoid}
