@@ -91,6 +91,9 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
                  f"--to {last}")
+    if manifest.get("live"):  # the chain that moves: follow it, alerting once per lie
+        lines.append(f"  recompute watch -r {rpc} --config examples/live-watch.toml --on-bad "
+                     "'echo \"lie at block $RECOMPUTE_BLOCK\"'")
     folder = Path(manifest.get("state_dir", DEFAULT_STATE_DIR))
     named = "" if folder == DEFAULT_STATE_DIR.resolve() else f" --state-dir {_shown(folder)}"
     lines.append(f"  recompute devnet down{named}")

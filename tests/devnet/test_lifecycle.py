@@ -195,3 +195,16 @@ def test_a_failed_up_leaves_no_folder_and_no_process(tmp_path):
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: anvil did not start")
     assert not state.exists()
+
+
+def test_a_living_devnet_suggests_following_it_with_the_live_checks(tmp_path):
+    from recompute.cli.devnet_cmd import _next_commands
+
+    manifest = {"rpc": "http://127.0.0.1:8545", "contracts": {}, "moments": {},
+                "state_dir": str(tmp_path / ".devnet-live"), "live": {"producer_pid": 7}}
+    tries = _next_commands(manifest)
+    assert ("  recompute watch -r http://127.0.0.1:8545 --config examples/live-watch.toml "
+            "--on-bad 'echo \"lie at block $RECOMPUTE_BLOCK\"'") in tries
+    assert tries[-1] == f"  recompute devnet down --state-dir {tmp_path / '.devnet-live'}"
+    del manifest["live"]
+    assert not any("live-watch" in line for line in _next_commands(manifest))
