@@ -64,7 +64,7 @@ def running_pid(state_dir: Path) -> int | None:
         pid = int(pid_file.read_text().strip())
     except ValueError:
         return None
-    return pid if _pid_alive(pid) else None
+    return pid if pid > 1 and _pid_alive(pid) else None  # 0, -1: a process group, never
 
 
 _HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")

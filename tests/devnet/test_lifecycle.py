@@ -208,3 +208,14 @@ def test_a_living_devnet_suggests_following_it_with_the_live_checks(tmp_path):
     assert tries[-1] == f"  recompute devnet down --state-dir {tmp_path / '.devnet-live'}"
     del manifest["live"]
     assert not any("live-watch" in line for line in _next_commands(manifest))
+
+
+def test_a_pid_file_naming_a_process_group_stops_nothing(tmp_path):
+    """A state dir's pid files are data: 0 or -1 would signal a whole process group (ours, or
+    every process we may signal); `down` takes neither for a devnet's process."""
+    from recompute.devnet.lifecycle import down
+
+    for name, text in (("anvil", "0"), ("beacon", "-1"), ("producer", "1")):
+        (tmp_path / f"{name}.pid").write_text(text + "\n")
+    assert down(tmp_path) == []  # and this test process is still here to see it
+    assert not list(tmp_path.glob("*.pid"))
