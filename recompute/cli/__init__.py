@@ -65,6 +65,16 @@ class LazyGroup(click.Group):
             reset_recursion_limit()
         return self.commands.get(name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command says which it may have meant, from every command (click's own
+        suggestions know only those imported)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand:
+            raise click.exceptions.NoSuchCommand(
+                str(args[0]), possibilities=self.list_commands(ctx), ctx=ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)

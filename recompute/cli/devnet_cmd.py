@@ -19,6 +19,7 @@ from recompute.devnet.lifecycle import (
     down,
     up,
 )
+from recompute.devnet.registry import known
 
 
 @cli.group("devnet")
@@ -90,8 +91,21 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
                  f"--to {last}")
-    lines.append("  recompute devnet down")
+    if manifest.get("live"):  # the chain that moves: follow it, alerting once per lie
+        lines.append(f"  recompute watch -r {rpc} --config examples/live-watch.toml --on-bad "
+                     "'echo \"lie at block $RECOMPUTE_BLOCK\"'")
+    folder = Path(manifest.get("state_dir", DEFAULT_STATE_DIR))
+    named = "" if folder == DEFAULT_STATE_DIR.resolve() else f" --state-dir {_shown(folder)}"
+    lines.append(f"  recompute devnet down{named}")
     return lines
+
+
+def _shown(folder: Path) -> str:
+    """A state folder as typed: relative to the working folder when inside it."""
+    try:
+        return str(folder.relative_to(Path.cwd()))
+    except ValueError:
+        return str(folder)
 
 
 @devnet_group.command("up")
@@ -126,11 +140,12 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
                    err=True)
         sys.exit(2)
     if not started:
+        stop = "recompute devnet down" + (
+            "" if Path(state_dir) == DEFAULT_STATE_DIR else f" --state-dir {state_dir}")
         click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
-                   "`recompute devnet down` stops it", err=True)
+                   f"`{stop}` stops it", err=True)
         if live and not manifest.get("live"):
-            click.echo("it is not a living devnet: `recompute devnet down`, then `up --live`",
-                       err=True)
+            click.echo(f"it is not a living devnet: `{stop}`, then `up --live`", err=True)
     elif port is None and manifest.get("port") != DEFAULT_PORT:
         click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
                    f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "
@@ -148,10 +163,28 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
 
 @devnet_group.command("down")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_STATE_DIR, show_default=True)
-def devnet_down(state_dir: Path) -> None:
-    """Stop the devnet (its state stays in the state dir; `up` resumes it)."""
-    if down(state_dir):
-        click.echo(f"stopped the devnet of {state_dir}")
-    else:
-        click.echo(f"no devnet is running from {state_dir}")
+              help=f"Stop the devnet of this folder only (default: {DEFAULT_STATE_DIR} and "
+                   "every folder `devnet up` started one in).")
+def devnet_down(state_dir: Path | None) -> None:
+    """Stop the devnets `up` started: every process of each (their state stays; `up`
+    resumes it)."""
+    folders = [state_dir] if state_dir is not None else _started_folders()
+    stopped_any = False
+    for folder in folders:
+        stopped = down(folder)
+        if stopped:
+            stopped_any = True
+            click.echo(f"stopped the devnet of {folder}: {', '.join(stopped)}")
+    if not stopped_any:
+        where = (f"from {state_dir}" if state_dir is not None else
+                 f"from {DEFAULT_STATE_DIR} nor any folder `recompute devnet up` recorded")
+        click.echo(f"no devnet is running {where}")
+
+
+def _started_folders() -> list[Path]:
+    """./.devnet, then each folder `up` recorded (recompute/devnet/registry.py), once each."""
+    out = [DEFAULT_STATE_DIR]
+    for folder in known():
+        if folder != DEFAULT_STATE_DIR.resolve():
+            out.append(folder)
+    return out

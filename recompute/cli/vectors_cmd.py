@@ -29,7 +29,7 @@ from recompute.vectors import (
     load_json,
     peer_method_pinned,
     read_suite,
-    tamper_all,
+    tamper_counts,
     verify_paths,
 )
 from recompute.vectors.suite import add_to_suite
@@ -120,15 +120,21 @@ def verify_command(paths: tuple[Path, ...], do_tamper: bool) -> None:
                 named = result.file if Path(result.file).stem == result.name else (
                     f"{result.file} ({result.name})")
             say(f"FAIL {named}{unlisted}: {result.detail}")
+    undetected: list[str] = []
     if do_tamper:
-        undetected = tamper_all(_loadable(_vector_files(files)))
-        undetected += _peer_methods(files)
+        counts = tamper_counts(_loadable(_vector_files(files)))
+        peers, peer_undetected = _peer_methods(files)
+        undetected = counts.undetected + peer_undetected
         for line in undetected:
             say(f"UNDETECTED {line}")
-        click.echo(f"tamper: {len(undetected)} mutation(s) not detected")
-        failed += len(undetected)
-    click.echo(f"{len(results) - sum(not r.passed for r in results)} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+        methods = counts.methods + peers
+        told = counts.told_apart + peers - len(peer_undetected)
+        click.echo(f"tamper: {counts.mutations} data mutation(s) tried, {counts.caught} caught; "
+                   f"{methods} wrong method(s) tried, {told} told apart; {len(undetected)} "
+                   "not detected")
+    tail = f", {len(undetected)} not detected by tamper" if do_tamper else ""
+    click.echo(f"{len(results) - failed} passed, {failed} failed{tail}")
+    sys.exit(1 if failed or undetected else 0)
 
 
 def _one_source(chain: Chain) -> list[LiveSource]:
@@ -138,18 +144,19 @@ def _one_source(chain: Chain) -> list[LiveSource]:
     return sources
 
 
-def _peer_methods(paths: list[Path]) -> list[str]:
-    """The peer aggregate-budget suites must tell the per-edge method apart."""
-
-    out = []
+def _peer_methods(paths: list[Path]) -> tuple[int, list[str]]:
+    """The peer aggregate-budget suites must tell the per-edge method apart: how many were
+    tried, and those that did not."""
+    tried, out = 0, []
     for suite in find_suites(paths)[0]:
         parsed = read_suite(suite)
         if parsed.profile == "aggregate_budget.v0":
             for entry in parsed.entries:
+                tried += 1
                 if not peer_method_pinned(entry):
                     out.append(f"{entry}: method 'per-edge maximum' gives the same outcome "
                                "on every vector")
-    return out
+    return tried, out
 
 
 def _vector_files(paths: list[Path]) -> list[Path]:

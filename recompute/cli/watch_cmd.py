@@ -53,7 +53,7 @@ from recompute.watch.config import Check, load_config
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
-from recompute.watch.metrics import Metrics, serve
+from recompute.watch.metrics import Metrics, metrics_address, metrics_url, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
@@ -92,7 +92,9 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--confirmations", type=int, default=2, show_default=True, metavar="C",
               help="A block's lines are final once C blocks are verified on top of it.")
 @click.option("--metrics-port", type=int, metavar="P",
-              help="Serve Prometheus text metrics on 127.0.0.1:P (/metrics).")
+              help="Serve Prometheus text metrics on --metrics-addr:P (/metrics).")
+@click.option("--metrics-addr", default="127.0.0.1", show_default=True, metavar="ADDR",
+              help="The address --metrics-port binds (0.0.0.0 or :: for every interface).")
 @click.option("--on-bad", "on_bad", metavar="CMD",
               help="Shell command run (JSON line on stdin) when a check turns unhealthy.")
 @click.option("--on-bad-webhook", "webhook_url", metavar="URL",
@@ -138,7 +140,8 @@ def _block_number(text: str | None, option: str) -> int | None:
 @csv_option
 @beacon_options
 def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
-                  confirmations: int, metrics_port: int | None, on_bad: str | None,
+                  confirmations: int, metrics_port: int | None, metrics_addr: str,
+                  on_bad: str | None,
                   webhook_url: str | None, webhook_format: str, poll: float, max_backoff: float,
                   max_blocks: int | None, start_timeout: float, workers: int,
                   processes: int | None, cluster: str | None, cluster_ca: str | None,
@@ -172,10 +175,11 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     session = LightClientSession(light_client, clock) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
+    metrics_addr = metrics_address(metrics_addr)
 
     segmented = processes is not None or cluster is not None or store_path is not None
-    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
-                                  files if files.wanted and not segmented else None)
+    sink, hook, server = _outputs((metrics_addr, metrics_port), on_bad, webhook_url,
+                                  webhook_format, files if files.wanted and not segmented else None)
     for source in sources:
         source.tell_batches_refused(sink.note)
     stop = threading.Event()
@@ -259,7 +263,7 @@ def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
                          "audit with one process, or pin the range with --block-hash")
 
 
-def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | None,
+def _outputs(metrics_at: tuple[str, int | None], on_bad: str | None, webhook_url: str | None,
              webhook_format: str, files: ReportFiles | None = None
              ) -> tuple[Sink, Hooks | None, ThreadingHTTPServer | None]:
     """The sink of lines (also handing them to the report ``files`` of a one-process range
@@ -268,9 +272,10 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
     sink = Sink(metrics) if files is None else ReportingSink(metrics, files=files)
     sink.spell = flag  # lines and notes name the options as this command's flags
     server = None
-    if metrics_port is not None:
-        server = serve(metrics, metrics_port)
-        sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
+    addr, port = metrics_at
+    if port is not None:
+        server = serve(metrics, port, addr)
+        sink.note(f"metrics: {metrics_url(server)}")
     hooks: list[AlertSender[Any]] = [OnBad(on_bad, sink.note, metrics)] if on_bad else []
     if webhook_url:
         hooks.append(Webhook(webhook_url, sink.note, webhook_format, metrics=metrics))
@@ -291,11 +296,23 @@ def _anchor(sources: list[SharedSource], session: LightClientSession | None,
             block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
                                    clock)
-        return anchor_block(sources, block="latest" if anchored_number is None
-                            else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check, clock=clock)
+        try:
+            return anchor_block(sources, block="latest" if anchored_number is None
+                                else anchored_number, block_hash=pinned, quorum=quorum,
+                                checkpoint=check, clock=clock)
+        except Unverifiable as exc:
+            if anchored_number is None and "block" in exc.options:
+                raise _followed(exc) from None  # watch has no --block: it follows the head
+            raise
 
     return anchor
+
+
+def _followed(error: Unverifiable) -> Unverifiable:
+    """``error`` about the block follow mode starts from (the node's ``latest``), which no
+    option of watch names: ``block 226 (the head, latest, as the node named it)``."""
+    return Unverifiable(error.reason, error.template.replace("{block} ", "the head, "),
+                        tuple(o for o in error.options if o != "block"), **error.values)
 
 
 def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHeads | None:

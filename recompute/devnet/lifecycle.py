@@ -24,6 +24,7 @@ from typing import Any, cast
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import RecomputeError, UsageError
 from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
+from recompute.devnet import registry
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
 from recompute.disk.whole_file import open_log, write_whole
@@ -64,7 +65,7 @@ def running_pid(state_dir: Path) -> int | None:
         pid = int(pid_file.read_text().strip())
     except ValueError:
         return None
-    return pid if _pid_alive(pid) else None
+    return pid if pid > 1 and _pid_alive(pid) else None  # 0, -1: a process group, never
 
 
 _HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
@@ -130,7 +131,20 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         return read_manifest(state_dir), False
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
+    created = not state_dir.exists()
     state_dir.mkdir(parents=True, exist_ok=True)
+    registry.record(state_dir)
+    try:
+        return _up(state_dir, port, live, preferred_port), True
+    except BaseException:  # a failed up leaves no process, and no folder it made
+        down(state_dir)
+        if created:
+            shutil.rmtree(state_dir, ignore_errors=True)
+        raise
+
+
+def _up(state_dir: Path, port: int | None, live: LiveOptions | None,
+        preferred_port: int | None) -> dict[str, Any]:
     state_file = state_dir / "state.json"
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
@@ -164,13 +178,9 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     _write_manifest(state_dir, manifest)
     node.process = None  # detached: it outlives us; `down` stops it by pid
     if live is not None:
-        try:
-            manifest["live"] = start_producer(state_dir, node.url, live)
-        except DevnetError:
-            down(state_dir)
-            raise
+        manifest["live"] = start_producer(state_dir, node.url, live)
         _write_manifest(state_dir, manifest)
-    return manifest, True
+    return manifest
 
 
 def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) -> Anvil:
@@ -328,17 +338,21 @@ def _gone_within(pid: int, timeout: float) -> bool:
     return False
 
 
-def _stop_helper(state_dir: Path, name: str = "beacon") -> None:
-    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer)."""
+def _stop_helper(state_dir: Path, name: str = "beacon") -> int | None:
+    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer, …);
+    its pid when it was running."""
     pid_file = state_dir / f"{name}.pid"
-    if pid_file.is_file():
-        try:
-            pid = int(pid_file.read_text().strip())
-        except ValueError:
-            pid = None
-        if pid is not None and _pid_alive(pid):
-            _stop_pid(pid, 5.0)
-        pid_file.unlink(missing_ok=True)
+    if not pid_file.is_file():
+        return None
+    try:
+        pid: int | None = int(pid_file.read_text(errors="replace").strip()[:20])
+    except ValueError:
+        pid = None
+    running = pid is not None and pid > 1 and _pid_alive(pid)
+    if running and pid is not None:
+        _stop_pid(pid, 5.0)
+    pid_file.unlink(missing_ok=True)
+    return pid if running else None
 
 
 def continue_clock(node: Anvil) -> None:
@@ -386,18 +400,26 @@ def as_of(node: Anvil) -> dict[str, Any]:
     return {"at": int(head["timestamp"], 16), "block": int(head["number"], 16)}
 
 
-def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
-    """Stop the devnet of ``state_dir``; False when none was running."""
+def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> list[str]:
+    """Stop every process of the devnet of ``state_dir``: each helper whose pid is in a
+    ``<name>.pid`` there (the producer first: it mines on the node; then the others, the beacon
+    server among them), then anvil (SIGTERM: it dumps its state). Returns what was stopped,
+    ``name (pid N)`` each; empty when nothing was running. The state stays (``up`` resumes)."""
     state_dir = Path(state_dir)
-    _stop_helper(state_dir, "producer")  # first: it mines on the node
-    _stop_helper(state_dir)
+    stopped: list[str] = []
+    helpers = sorted(p.stem for p in state_dir.glob("*.pid") if p.stem != "anvil")
+    for name in sorted(helpers, key=lambda n: n != "producer"):
+        pid = _stop_helper(state_dir, name)
+        if pid is not None:
+            stopped.append(f"{name} (pid {pid})")
     pid = running_pid(state_dir)
-    if pid is None:
-        (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
-        return False
-    os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM
-    if not _gone_within(pid, timeout):
-        os.kill(pid, signal.SIGKILL)
-    (state_dir / "anvil.pid").unlink(missing_ok=True)
-    shutil.rmtree(state_dir / ANVIL_CACHE, ignore_errors=True)  # states moved out of memory
-    return True
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM
+        if not _gone_within(pid, timeout):
+            os.kill(pid, signal.SIGKILL)
+        stopped.append(f"anvil (pid {pid})")
+    (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
+    if pid is not None:
+        shutil.rmtree(state_dir / ANVIL_CACHE, ignore_errors=True)  # states moved out of memory
+    registry.forget(state_dir)
+    return stopped

@@ -1,4 +1,5 @@
-"""Prometheus metrics of a watch, served on 127.0.0.1 (docs/watch.md §Metrics).
+"""Prometheus metrics of a watch, served on 127.0.0.1 or the address named (docs/watch.md
+§Metrics).
 
 The families are ``prometheus_client`` collectors in a registry of the watch's own, exposed in
 Prometheus' text format by the library's own encoder on ``GET /metrics`` (and ``/``) from a
@@ -9,6 +10,8 @@ the age of the last verified block are derived here, at scrape time.
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import threading
 import time
 from functools import partial
@@ -239,8 +242,28 @@ class Metrics:
         return generate_latest(self.registry).decode()
 
 
-def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
-    """Serve ``metrics`` on 127.0.0.1:``port`` from a daemon thread; the server is returned
+class _Server6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def metrics_address(addr: str) -> str:
+    """``--metrics-addr``: an IPv4 or IPv6 address to bind (``0.0.0.0``, ``::`` for every
+    interface), checked before anything is asked of anyone."""
+    try:
+        return str(ipaddress.ip_address(addr.strip("[]")))
+    except ValueError:
+        raise OptionError("{metrics_addr} {addr!r} is not an IP address (127.0.0.1, 0.0.0.0, "
+                          "::1, …)", ("metrics_addr",), addr=addr) from None
+
+
+def metrics_url(server: ThreadingHTTPServer) -> str:
+    host, port = str(server.server_address[0]), server.server_address[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/metrics"
+
+
+def serve(metrics: Metrics, port: int, addr: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """Serve ``metrics`` on ``addr``:``port`` from a daemon thread; the server is returned
     (``server.server_address[1]`` is the port, useful with port 0)."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -262,9 +285,12 @@ def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
         raise OptionError("{metrics_port} {port} is not a TCP port", ("metrics_port",),
                           port=port)
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        host = metrics_address(addr)
+        kind = _Server6 if ":" in host else ThreadingHTTPServer
+        server = kind((host, port), Handler)
     except OSError as exc:
-        raise OptionError("{metrics_port} {port}: {problem}", ("metrics_port",), port=port,
+        raise OptionError("{metrics_addr} {addr} {metrics_port} {port}: {problem}",
+                          ("metrics_addr", "metrics_port"), addr=addr, port=port,
                           problem=exc.strerror or exc) from None
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="watch-metrics", daemon=True).start()

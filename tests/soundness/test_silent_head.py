@@ -26,13 +26,13 @@ from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
 from recompute.sources.live import LiveSource
+from recompute.watch.alerts import Hooks
 from recompute.watch.config import Check
 from recompute.watch.evaluate import BlockEvaluator, Line
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
 from recompute.watch.metrics import Metrics
 from recompute.watch.sink import Sink
-from recompute.watch.alerts import Hooks
 from recompute.watch.webhook import Webhook, body
 from tests.ux.receiver import Receiver
 from tests.watch.meters import honest_key_check, start_meters_chain
