@@ -1,0 +1,133 @@
+"""The ``op-stack`` anchor's options: an L2 block pinned through L1 (docs/l2.md).
+
+``--l2-portal ADDR`` (the chain's ``OptimismPortal2`` proxy on L1) turns the anchor to L1:
+``--rpc`` is then the L2 node (it serves the L2 proofs), ``-b/--block`` the L2 block (the
+newest usable game's by default), and the L1 block is anchored by ``--l1-rpc`` (repeatable)
+with ``--l1-block``, ``--l1-block-hash``, ``--l1-checkpoint``, ``--l1-quorum`` or by the
+light client (``--beacon``/``--trusted-root``, which reach L1 only). ``--l2-game`` names the
+game to use; ``--l2-finality`` the weakest tier accepted (``final`` by default). The options
+are kept in the click context, as the light client's are (recompute.cli.beacon_options).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from recompute.core.errors import UsageError
+from recompute.core.hexdata import parse_address, parse_block
+
+if TYPE_CHECKING:
+    from recompute.cli.options import Chain
+    from recompute.core.anchor import AnchoredBlock
+
+_META = "recompute.l2"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    ctx.meta.setdefault(_META, {})[param.name] = value
+    return value
+
+
+def l2_options(command: F) -> F:
+    """--l2-portal, --l2-game, --l2-finality and the L1 anchor's --l1-* options."""
+    decorators = [
+        click.option("--l2-portal", metavar="ADDR", expose_value=False, callback=_keep,
+                     help="OP-stack L2: the chain's OptimismPortal2 proxy on L1; --rpc is the "
+                          "L2 node and the block is pinned through L1's dispute games."),
+        click.option("--l2-game", metavar="ADDR", expose_value=False, callback=_keep,
+                     help="With --l2-portal: the dispute game to use (default: the newest "
+                          "usable game covering the block)."),
+        click.option("--l2-finality", type=click.Choice(["final", "resolved", "proposed"]),
+                     expose_value=False, callback=_keep,
+                     help="With --l2-portal: the weakest game tier accepted (default final)."),
+        click.option("--l1-rpc", "l1_rpcs", multiple=True, metavar="URL", expose_value=False,
+                     callback=_keep, help="With --l2-portal: L1 JSON-RPC endpoint "
+                                          "(repeat for a quorum)."),
+        click.option("--l1-block", metavar="N|TAG", expose_value=False, callback=_keep,
+                     help="With --l2-portal: the L1 block (default latest; finalized with "
+                          "--beacon)."),
+        click.option("--l1-block-hash", metavar="H", expose_value=False, callback=_keep,
+                     help="With --l2-portal: pin the L1 block by your own hash."),
+        click.option("--l1-checkpoint", metavar="H", expose_value=False, callback=_keep,
+                     help="With --l2-portal: trusted L1 hash at or above --l1-block."),
+        click.option("--l1-quorum", type=int, metavar="K", expose_value=False, callback=_keep,
+                     help="With --l2-portal: K of the --l1-rpc endpoints must agree."),
+    ]
+    for decorator in reversed(decorators):
+        command = decorator(command)
+    return command
+
+
+@dataclass(frozen=True)
+class L2Options:
+    """The options as given (text; :func:`l2_anchor` parses them)."""
+
+    portal: str | None = None
+    game: str | None = None
+    finality: str | None = None
+    l1_rpcs: tuple[str, ...] = ()
+    l1_block: str | None = None
+    l1_block_hash: str | None = None
+    l1_checkpoint: str | None = None
+    l1_quorum: int | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.portal is not None
+
+    def stray(self) -> str | None:
+        """An L2 or L1 option given without --l2-portal (the first one), else None."""
+        named = [("--l2-game", self.game), ("--l2-finality", self.finality),
+                 ("--l1-rpc", self.l1_rpcs or None), ("--l1-block", self.l1_block),
+                 ("--l1-block-hash", self.l1_block_hash),
+                 ("--l1-checkpoint", self.l1_checkpoint), ("--l1-quorum", self.l1_quorum)]
+        return next((flag for flag, value in named if value is not None), None)
+
+
+def given_l2_options() -> L2Options:
+    ctx = click.get_current_context(silent=True)
+    given = ctx.meta.get(_META, {}) if ctx is not None else {}
+    return L2Options(given.get("l2_portal"), given.get("l2_game"), given.get("l2_finality"),
+                     tuple(given.get("l1_rpcs") or ()), given.get("l1_block"),
+                     given.get("l1_block_hash"), given.get("l1_checkpoint"),
+                     given.get("l1_quorum"))
+
+
+def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:
+    """Anchor the L1 block (``anchor_l1`` with the L1 options), then the L2 block through it."""
+    from recompute.cli.clock_options import current_clock
+    from recompute.l2.anchor import OpStackRequest, by_output_root
+
+    options = chain.l2_options
+    assert options.portal is not None
+    if chain.block_hash or chain.checkpoint or chain.quorum is not None:
+        raise UsageError("--l2-portal pins the L2 block through L1: give the L1 anchor as "
+                         "--l1-block-hash, --l1-checkpoint or --l1-quorum, not --block-hash, "
+                         "--checkpoint or --quorum")
+    if len(chain.urls()) > 1:
+        raise UsageError("--l2-portal: give one --rpc (the L2 node that serves the proofs)")
+    if not options.l1_rpcs:
+        raise UsageError("--l2-portal needs --l1-rpc URL (an L1 node: the dispute games live "
+                         "there)")
+    portal = parse_address(options.portal, "--l2-portal")
+    game = parse_address(options.game, "--l2-game") if options.game else None
+    block = parse_block(chain.block)
+    if isinstance(block, str) and block != "latest":
+        raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
+                         "(the newest usable game's block)")
+    lc = chain.light_client_options
+    l1_block = options.l1_block
+    if l1_block is None:
+        l1_block = "finalized" if lc.beacon is not None else "latest"
+    l1_chain = chain.with_(rpcs=options.l1_rpcs, block=l1_block,
+                           block_hash=options.l1_block_hash, quorum=options.l1_quorum,
+                           checkpoint=options.l1_checkpoint, l2_options=L2Options())
+    l1 = anchor_l1(l1_chain)
+    request = OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
+                             game=game, accept=options.finality or "final")
+    return by_output_root(l1, chain.sources()[0], request, current_clock())
