@@ -39,6 +39,9 @@ def l2_options(command: F) -> F:
         click.option("--l2-portal", metavar="ADDR", expose_value=False, callback=_keep,
                      help="OP-stack L2: the chain's OptimismPortal2 proxy on L1; --rpc is the "
                           "L2 node and the block is pinned through L1's dispute games."),
+        click.option("--chain", "l2_chain", metavar="NAME", expose_value=False, callback=_keep,
+                     help="OP-stack L2 by name (base, base-sepolia, op-mainnet, op-sepolia): "
+                          "its portal address, as --l2-portal."),
         click.option("--l2-game", metavar="ADDR", expose_value=False, callback=_keep,
                      help="With --l2-portal: the dispute game to use (default: the newest "
                           "usable game covering the block)."),
@@ -68,6 +71,7 @@ class L2Options:
     """The options as given (text; :func:`l2_anchor` parses them)."""
 
     portal: str | None = None
+    chain: str | None = None
     game: str | None = None
     finality: str | None = None
     l1_rpcs: tuple[str, ...] = ()
@@ -78,7 +82,7 @@ class L2Options:
 
     @property
     def given(self) -> bool:
-        return self.portal is not None
+        return self.portal is not None or self.chain is not None
 
     def stray(self) -> str | None:
         """An L2 or L1 option given without --l2-portal (the first one), else None."""
@@ -92,7 +96,8 @@ class L2Options:
 def given_l2_options() -> L2Options:
     ctx = click.get_current_context(silent=True)
     given = ctx.meta.get(_META, {}) if ctx is not None else {}
-    return L2Options(given.get("l2_portal"), given.get("l2_game"), given.get("l2_finality"),
+    return L2Options(given.get("l2_portal"), given.get("l2_chain"), given.get("l2_game"),
+                     given.get("l2_finality"),
                      tuple(given.get("l1_rpcs") or ()), given.get("l1_block"),
                      given.get("l1_block_hash"), given.get("l1_checkpoint"),
                      given.get("l1_quorum"))
@@ -104,7 +109,6 @@ def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> Anch
     from recompute.l2.anchor import OpStackRequest, by_output_root
 
     options = chain.l2_options
-    assert options.portal is not None
     if chain.block_hash or chain.checkpoint or chain.quorum is not None:
         raise UsageError("--l2-portal pins the L2 block through L1: give the L1 anchor as "
                          "--l1-block-hash, --l1-checkpoint or --l1-quorum, not --block-hash, "
@@ -114,7 +118,7 @@ def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> Anch
     if not options.l1_rpcs:
         raise UsageError("--l2-portal needs --l1-rpc URL (an L1 node: the dispute games live "
                          "there)")
-    portal = parse_address(options.portal, "--l2-portal")
+    portal, preset = _portal(options)
     game = parse_address(options.game, "--l2-game") if options.game else None
     block = parse_block(chain.block)
     if isinstance(block, str) and block != "latest":
@@ -129,5 +133,22 @@ def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> Anch
                            checkpoint=options.l1_checkpoint, l2_options=L2Options())
     l1 = anchor_l1(l1_chain)
     request = OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
-                             game=game, accept=options.finality or "final")
+                             game=game, accept=options.finality or "final", preset=preset)
     return by_output_root(l1, chain.sources()[0], request, current_clock())
+
+
+def _portal(options: L2Options) -> tuple[bytes, str | None]:
+    """The portal address: --l2-portal, or the --chain preset's (both: a usage error)."""
+    from recompute.l2.presets import load_presets
+
+    if options.chain is None:
+        assert options.portal is not None
+        return parse_address(options.portal, "--l2-portal"), None
+    if options.portal is not None:
+        raise UsageError("--chain and --l2-portal both name the portal: give one")
+    presets = load_presets()
+    if options.chain not in presets:
+        raise UsageError(f"--chain {options.chain!r} is not a known chain: give one of "
+                         f"{', '.join(sorted(presets))}, or --l2-portal ADDR")
+    preset = presets[options.chain]
+    return preset.portal, f"{preset.key} ({preset.name}; from {preset.source})"

@@ -151,3 +151,14 @@ def test_a_preimage_is_four_words_of_version_zero():
         OutputRootPreimage.decode(b"\x01" + data[1:])
     with pytest.raises(ValueError, match="bytes"):
         OutputRootPreimage.decode(data[:-1])
+
+
+def test_presets_hold_the_registry_portal_addresses():
+    from recompute.l2.presets import load_presets
+
+    presets = load_presets()
+    assert sorted(presets) == ["base", "base-sepolia", "op-mainnet", "op-sepolia"]
+    # OptimismPortalProxy of superchain/configs/sepolia/base.toml (superchain-registry)
+    assert presets["base-sepolia"].portal.hex() == "49f53e41452c74589e85ca1677426ba426459e85"
+    assert presets["base-sepolia"].l2_chain_id == 84532
+    assert all("superchain-registry" in preset.source for preset in presets.values())

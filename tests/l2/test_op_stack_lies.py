@@ -159,3 +159,21 @@ def test_the_text_output_says_the_tier_and_warns_when_not_final(pair):
                    "0", "--l2-finality", "resolved")
     assert done.returncode == 0 and "L2 TIER RESOLVED" in done.stdout
     assert "warning: tier resolved: the game is not final" in done.stdout
+
+
+def test_an_unknown_chain_name_and_two_portals_are_usage_errors():
+    done = run_cli("proof", "--rpc", "http://127.0.0.1:1", "--chain", "nowhere", "--l1-rpc",
+                   "http://127.0.0.1:2", "--address", hx(REGISTRY))
+    assert done.returncode == 64 and "base-sepolia" in done.stderr
+    done = run_cli("proof", "--rpc", "http://127.0.0.1:1", "--chain", "base", "--l2-portal",
+                   hx(PORTAL), "--l1-rpc", "http://127.0.0.1:2", "--address", hx(REGISTRY))
+    assert done.returncode == 64 and "give one" in done.stderr
+
+
+def test_a_preset_chain_names_its_portal_and_is_judged_by_its_code(pair):
+    # the anvil L1 has no contract at Base Sepolia's portal address: no verdict
+    args = swap(pair.args(game="final"), "--l2-portal", "x")
+    at = args.index("--l2-portal")
+    args[at:at + 2] = ["--chain", "base-sepolia"]
+    code, out = run(args)
+    assert (code, out["reason"]) == (2, "no-contract")
