@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from recompute.cli import cli
+from recompute.devnet.l2_lifecycle import check_resumable, extension
 from recompute.devnet.lifecycle import (
     DEFAULT_PORT,
     DEFAULT_STATE_DIR,
@@ -49,6 +50,7 @@ def _summary(manifest: dict[str, Any]) -> list[str]:
         about = moment.get("about")
         if about:
             lines.append(f"      {about['recipe']} -> {about['verdict']}: {about['text']}")
+    lines += _l2_summary(manifest.get("l2"))
     live = manifest.get("live")
     if live:
         reorgs = f", a reorg every {live['reorg_every']} blocks" if live["reorg_every"] else ""
@@ -60,6 +62,25 @@ def _summary(manifest: dict[str, Any]) -> list[str]:
         lines.append("  the chain is current: tags (-b latest) and follow mode need no --at; "
                      "--beacon needs --network (above) and --accept-old-checkpoint (the trusted "
                      "root is the genesis, dated 2025)")
+    return lines
+
+
+def _l2_summary(l2: dict[str, Any] | None) -> list[str]:
+    """The L2's lines (``devnet up --l2``): its nodes, the L1 system, its games and moments."""
+    if not l2:
+        return []
+    l1 = l2["l1"]
+    lines = [f"l2 rpc {l2['rpc']} (chain {l2['chain_id']}, OP stack); lying L2 node "
+             f"{l2['lying_rpc']}",
+             f"  L1 system ({l1['package']}): portal {l1['contracts']['OptimismPortal2']} "
+             f"(--l2-portal), factory {l1['contracts']['DisputeGameFactory']}, finality delay "
+             f"{l1['dispute_game_finality_delay']} s",
+             f"  games: {len(l2['games'])}; L2 moments: {len(l2['moments'])} (each with its "
+             "command in the manifest: l2.moments.*.argv)"]
+    for label, moment in l2["moments"].items():
+        reason = f" {moment['reason']}" if moment.get("reason") else ""
+        lines.append(f"    {label:<24} game {moment['game']:<16} L2 block {moment['l2_block']:>3}"
+                     f" -> {moment['verdict']}{reason}")
     return lines
 
 
@@ -108,15 +129,22 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
               metavar="S", help="--live: seconds between blocks (and a beacon slot).")
 @click.option("--reorg-every", type=click.IntRange(4, None), metavar="K",
               help="--live: a reorg of depth 1 to 3 every K blocks.")
+@click.option("--l2", is_flag=True,
+              help="Also an OP-stack L2 (a second anvil), its L1 contracts and dispute games "
+                   "after the history, and a lying L2 node (docs/devnet.md).")
 def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, live: bool,
-              block_time: int, reorg_every: int | None) -> None:
+              block_time: int, reorg_every: int | None, l2: bool) -> None:
     """Start anvil, deploy every reference contract, drive the scripted history."""
     if not live and (reorg_every is not None or block_time != 2):
         raise click.UsageError("--block-time and --reorg-every go with --live")
+    if live and l2:
+        raise click.UsageError("--l2 and --live do not go together: the L2's games are dated")
     try:
+        if l2 and not fresh:
+            check_resumable(state_dir)
         manifest, started = up(state_dir, port, fresh,
                                LiveOptions(block_time, reorg_every) if live else None,
-                               preferred_port=DEFAULT_PORT)
+                               preferred_port=DEFAULT_PORT, extension=extension(l2))
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -126,6 +154,8 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
         if live and not manifest.get("live"):
             click.echo("it is not a living devnet: `recompute devnet down`, then `up --live`",
                        err=True)
+        if l2 and not manifest.get("l2"):
+            click.echo("it has no L2: `recompute devnet down`, then `up --l2 --fresh`", err=True)
     elif port is None and manifest.get("port") != DEFAULT_PORT:
         click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
                    f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -115,11 +116,20 @@ def port_is_free(port: int) -> bool:
     return True
 
 
+# What ``up`` runs on the L1 node after its history is built or resumed, before the beacon
+# starts: ``devnet up --l2`` passes recompute.devnet.l2_lifecycle.extension (its processes'
+# pid files are stopped by ``down``: L2_HELPERS).
+Extension = Callable[[Path, Anvil, dict[str, Any]], None]
+L2_HELPERS = ("l2-lie", "l2-anvil")
+
+
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
        fresh: bool = False, live: LiveOptions | None = None,
-       preferred_port: int | None = None) -> tuple[dict[str, Any], bool]:
+       preferred_port: int | None = None,
+       extension: Extension | None = None) -> tuple[dict[str, Any], bool]:
     """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
-    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py).
+    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py); ``extension``
+    adds to the chain and the manifest (the L2).
 
     ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
     is free, else any free port."""
@@ -147,6 +157,12 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
             (state_dir / "anvil.pid").unlink(missing_ok=True)
             raise
         manifest["port"] = node.port
+    if extension is not None:
+        try:
+            extension(state_dir, node, manifest)
+        except Exception:
+            down(state_dir)
+            raise
     manifest["state_dir"] = str(state_dir.resolve())
     manifest.pop("live", None)
     if live is None:
@@ -157,8 +173,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         manifest["beacon"] = start_beacon(state_dir, node.url,
                                           live.block_time if live is not None else None)
     except DevnetError:
-        node.stop()
-        (state_dir / "anvil.pid").unlink(missing_ok=True)
+        down(state_dir)  # the anvil and whatever the extension started
         raise
     _write_manifest(state_dir, manifest)
     node.process = None  # detached: it outlives us; `down` stops it by pid
@@ -329,8 +344,9 @@ def _gone_within(pid: int, timeout: float) -> bool:
     return False
 
 
-def _stop_helper(state_dir: Path, name: str = "beacon") -> None:
-    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer)."""
+def _stop_helper(state_dir: Path, name: str = "beacon", timeout: float = 5.0) -> None:
+    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer, the
+    L2's); SIGKILL after ``timeout`` seconds."""
     pid_file = state_dir / f"{name}.pid"
     if pid_file.is_file():
         try:
@@ -338,7 +354,7 @@ def _stop_helper(state_dir: Path, name: str = "beacon") -> None:
         except ValueError:
             pid = None
         if pid is not None and _pid_alive(pid):
-            _stop_pid(pid, 5.0)
+            _stop_pid(pid, timeout)
         pid_file.unlink(missing_ok=True)
 
 
@@ -392,6 +408,9 @@ def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
     state_dir = Path(state_dir)
     _stop_helper(state_dir, "producer")  # first: it mines on the node
     _stop_helper(state_dir)
+    for helper in L2_HELPERS:  # an L2's (devnet up --l2), if any; its anvil dumps its state
+        _stop_helper(state_dir, helper, timeout)
+    shutil.rmtree(state_dir / "l2-anvil-cache", ignore_errors=True)
     pid = running_pid(state_dir)
     if pid is None:
         (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
