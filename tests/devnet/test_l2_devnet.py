@@ -16,6 +16,7 @@ from recompute.core.anchor import anchor_block
 from recompute.data import ARTIFACTS
 from recompute.devnet import l2_games
 from recompute.devnet.anvil import Anvil, rpc_call
+from recompute.devnet.beacon import DevnetBeaconServer
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
 from recompute.devnet.l2_chain import MESSAGE_PASSER, OPTIMISM_ARTIFACTS, build_l2, l2_anvil
@@ -26,6 +27,7 @@ from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
 from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
+from tests.cli import run_cli
 
 pytestmark = pytest.mark.anvil
 
@@ -207,3 +209,38 @@ def test_every_l2_moment_names_its_command(l2net):
             assert moment["verdict"] == expected, label
     assert {m["verdict"] for m in moments.values()} == {
         "VERIFIED-GOOD", "VERIFIED-BAD", "UNVERIFIABLE"}
+
+
+@pytest.fixture(scope="module")
+def l1_beacon(l2net):
+    """The devnet's beacon side over the L1 chain, the L2's games included (as ``devnet up``
+    starts it after them)."""
+    l1 = l2net[0]
+    head = int(rpc_call(l1.url, "eth_blockNumber"), 16)
+    blocks = [rpc_call(l1.url, "eth_getBlockByNumber", [hex(n), False]) for n in range(head + 1)]
+    with DevnetBeaconServer(blocks) as server:
+        yield server
+
+
+EXIT = {"VERIFIED-GOOD": 0, "VERIFIED-BAD": 1, "UNVERIFIABLE": 2}
+
+
+@pytest.mark.parametrize("anchor", ["rpc-pinned", "beacon"])
+@pytest.mark.parametrize("label", sorted(L2_MOMENTS))
+def test_each_l2_moment_gives_its_verdict_through_l1(l2net, l1_beacon, label, anchor):
+    """The moment's own command (the L1 block pinned by its hash), or the same with the L1
+    block reached through the devnet's beacon light client instead: the verdict and reason the
+    manifest says; the lying node never gets past UNVERIFIABLE."""
+    moment = l2net[3]["moments"][label]
+    argv = list(moment["argv"][1:])
+    if anchor == "beacon":
+        at = argv.index("--l1-block-hash")
+        argv[at:at + 2] = ["--l1-block", str(moment["l1"]["number"]), "--beacon", l1_beacon.url,
+                           "--trusted-root", "0x" + l1_beacon.trusted_block_root.hex(),
+                           "--network", "devnet", "--accept-old-checkpoint"]
+    result = run_cli(*argv)
+    first = result.stdout.splitlines()[0] if result.stdout else ""
+    assert result.returncode == EXIT[moment["verdict"]], (label, result.stdout, result.stderr)
+    assert first.startswith(moment["verdict"] + " ("), (label, first)
+    if moment.get("reason"):
+        assert first.startswith(f"UNVERIFIABLE ({moment['reason']})"), (label, first)
