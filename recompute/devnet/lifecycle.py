@@ -69,6 +69,19 @@ def running_pid(state_dir: Path) -> int | None:
 
 _HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
 _LINE = Text(r"[^\x00-\x1f\x7f]{0,2000}", "one line of text")  # printed by `devnet up`
+_URL = Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL")
+_ADDRESS = Text(r"0x[0-9a-fA-F]{40}", "a 0x address")
+# What `devnet up` reads and prints of an L2's section (recompute/devnet/l2_lifecycle.py)
+_L2_SHAPE = Record(
+    {"rpc": _URL, "lying_rpc": _URL, "port": Integer(1, 1 << 16), "chain_id": Integer(0, 1 << 64),
+     "contracts": MapOf(_ADDRESS, key=_LINE),
+     "l1": Record({"package": _LINE, "dispute_game_finality_delay": Integer(0, 1 << 64),
+                   "contracts": MapOf(_ADDRESS, key=_LINE)}, open=True),
+     "games": MapOf(Record({"address": _ADDRESS}, open=True), key=_LINE),
+     "moments": MapOf(Record({"game": _LINE, "l2_block": Integer(0, 1 << 64),
+                              "verdict": _LINE, "text": _LINE},
+                             {"reason": _LINE}, open=True), key=_LINE)},
+    open=True)
 # What the commands read of a manifest (recompute/devnet/build.py writes it); a history's own
 # section (amm, meters, swarm) is its builder's business and stays open.
 MANIFEST_SHAPE = Record(
@@ -88,7 +101,8 @@ MANIFEST_SHAPE = Record(
      "live": Record({"producer_pid": Integer(1, 1 << 32), "block_time": Integer(1, 60),
                      "first_block": Integer(0, 1 << 64), "log": Text(),
                      "stream": Record({"lie": _LINE}, open=True)},
-                    open=True)},
+                    open=True),
+     "l2": _L2_SHAPE},
     open=True)
 MAX_MANIFEST_BYTES = 16 << 20
 

@@ -89,3 +89,24 @@ def test_l2_and_live_do_not_go_together(tmp_path):
     result = run_cli("devnet", "up", "--l2", "--live", "--state-dir", str(tmp_path / "dn"))
     assert result.returncode == 64
     assert "--l2 and --live do not go together" in result.stderr
+
+
+def test_a_tampered_l2_section_is_refused_before_it_is_printed(tmp_path):
+    """``devnet up`` prints the L2's moments from the manifest in the state dir: a text with a
+    terminal escape there is one usage line naming the field, never printed."""
+    from recompute.core.errors import UsageError
+    from recompute.devnet.lifecycle import read_manifest
+
+    l2 = {"rpc": "http://127.0.0.1:9545", "lying_rpc": "http://127.0.0.1:9546", "port": 9545,
+          "chain_id": 901, "contracts": {}, "games": {},
+          "l1": {"package": "p", "dispute_game_finality_delay": 1800, "contracts": {}},
+          "moments": {"l2.final-good": {"game": "final-good", "l2_block": 26,
+                                        "verdict": "VERIFIED-GOOD", "text": "fine"}}}
+    manifest = {"format": "recompute-devnet/1", "rpc": "http://127.0.0.1:8545",
+                "chain_id": 31337, "contracts": {}, "moments": {}, "l2": l2}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    assert read_manifest(tmp_path)["l2"] == l2
+    l2["moments"]["l2.final-good"]["text"] = "\x1b[2J all good"
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(UsageError, match=r"l2\.moments\.l2\.final-good\.text|one line of text"):
+        read_manifest(tmp_path)
