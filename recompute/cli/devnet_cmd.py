@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -85,6 +86,7 @@ def _l2_summary(l2: dict[str, Any] | None) -> list[str]:
 
 
 NEXT_MOMENT = "amm.overdue"  # a moment whose verdict is BAD: the first thing worth seeing
+NEXT_L2_MOMENT = "l2.final-bad"  # its L2 twin, through L1
 
 
 def _next_commands(manifest: dict[str, Any]) -> list[str]:
@@ -108,6 +110,9 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
         lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
                      f"{beacon['trusted_root']} --network {network}{at} --accept-old-checkpoint "
                      f"--address {registry} --slot 0")
+    l2_moment = manifest.get("l2", {}).get("moments", {}).get(NEXT_L2_MOMENT)
+    if l2_moment:  # an L2 block pinned through L1's dispute games (docs/l2.md)
+        lines.append("  " + shlex.join(l2_moment["argv"]))
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
                  f"--to {last}")

@@ -79,7 +79,7 @@ _L2_SHAPE = Record(
                    "contracts": MapOf(_ADDRESS, key=_LINE)}, open=True),
      "games": MapOf(Record({"address": _ADDRESS}, open=True), key=_LINE),
      "moments": MapOf(Record({"game": _LINE, "l2_block": Integer(0, 1 << 64),
-                              "verdict": _LINE, "text": _LINE},
+                              "verdict": _LINE, "text": _LINE, "argv": ListOf(_LINE)},
                              {"reason": _LINE}, open=True), key=_LINE)},
     open=True)
 # What the commands read of a manifest (recompute/devnet/build.py writes it); a history's own

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 
 import pytest
 
@@ -43,6 +44,8 @@ def test_up_l2_then_down_leaves_no_process(tmp_path):
                "UNVERIFIABLE game-blacklisted" in result.stdout.splitlines()
         # the L1 head is the L2 games' last block: as_of and the beacon cover it
         assert manifest["as_of"]["block"] == l2["settled"]["number"]
+        tries = result.stdout.split("try next:\n", 1)[1].splitlines()
+        assert "  " + shlex.join(l2["moments"]["l2.final-bad"]["argv"]) in tries
         for moment in l2["moments"].values():
             assert moment["argv"][moment["argv"].index("--l1-rpc") + 1] == manifest["rpc"]
     finally:
@@ -101,12 +104,15 @@ def test_a_tampered_l2_section_is_refused_before_it_is_printed(tmp_path):
           "chain_id": 901, "contracts": {}, "games": {},
           "l1": {"package": "p", "dispute_game_finality_delay": 1800, "contracts": {}},
           "moments": {"l2.final-good": {"game": "final-good", "l2_block": 26,
-                                        "verdict": "VERIFIED-GOOD", "text": "fine"}}}
+                                        "verdict": "VERIFIED-GOOD", "text": "fine",
+                                        "argv": ["recompute", "step"]}}}
     manifest = {"format": "recompute-devnet/1", "rpc": "http://127.0.0.1:8545",
                 "chain_id": 31337, "contracts": {}, "moments": {}, "l2": l2}
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     assert read_manifest(tmp_path)["l2"] == l2
-    l2["moments"]["l2.final-good"]["text"] = "\x1b[2J all good"
-    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(UsageError, match=r"l2\.moments\.l2\.final-good\.text|one line of text"):
-        read_manifest(tmp_path)
+    for field, bad in (("text", "\x1b[2J all good"), ("argv", ["recompute", "\x1b[2J"])):
+        tampered = json.loads(json.dumps(manifest))
+        tampered["l2"]["moments"]["l2.final-good"][field] = bad
+        (tmp_path / "manifest.json").write_text(json.dumps(tampered))
+        with pytest.raises(UsageError, match="one line of text"):
+            read_manifest(tmp_path)
