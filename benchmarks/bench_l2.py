@@ -45,7 +45,7 @@ def run(args: list[str], proxies: dict[str, RpcProxy]) -> dict:
         proxy.reset()
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "recompute", "proof", *args, "--address",
-                           hx(REGISTRY), "--slot", "0", "--expect", "0=6", "--json"],
+                           hx(REGISTRY), "--slot", "0", "--expect", "0=11", "--json"],
                           capture_output=True, text=True, timeout=300)
     wall = time.perf_counter() - start
     out = json.loads(done.stdout)

@@ -23,7 +23,7 @@ This module asks the sources; every decision is a pure function of the modules b
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, by_proven_header
@@ -284,13 +284,12 @@ def _l2_block(source: ProofSource, facts: GameFacts) -> tuple[Header, OutputRoot
     return header, preimage
 
 
-def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpStackRequest,
-                   clock: Clock, code_of: CodeOf | None = None) -> AnchoredBlock:
-    """The L2 block of ``request`` anchored through ``l1_block`` (see module doc). The
-    evidence (the anchor's detail) names every step."""
-    if request.accept not in TIERS:
+def _l1_side(l1_block: AnchoredBlock, clock: Clock, code_of: CodeOf | None,
+             accept: str) -> _L1:
+    """The L1 block judged fresh, and the prover of its side."""
+    if accept not in TIERS:
         raise OptionError("{l2_finality} {tier!r}: give one of " + literal(", ".join(TIERS)),
-                          ("l2_finality",), tier=request.accept)
+                          ("l2_finality",), tier=accept)
     what = literal(f"L1 block {l1_block.number} (the L2 anchor's L1 block)")
     clock.check_fresh(l1_block.timestamp, clock.max_anchor_age, what, "max_anchor_age")
     clock.check_not_future(l1_block.timestamp, what)
@@ -299,27 +298,56 @@ def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpS
         if code_of is None:
             raise Unverifiable("state-unavailable", f"{l1_block.source.label} serves no "
                                                     "contract code (eth_getCode)")
-    stats = ProofStats()
-    l1 = _L1(l1_block, code_of, stats)
+    return _L1(l1_block, code_of, ProofStats())
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A game as L1 state shows it at one L1 block: its facts, its tier, and the evidence of
+    the system contracts it was judged by."""
+
+    facts: GameFacts
+    tier: str
+    evidence: dict[str, Any]
+
+
+def _judged(l1: _L1, request: OpStackRequest) -> Standing:
     factory, system, evidence, portal = _system(l1, request.portal)
     factory_proxy, factory_impl = l1.behind_proxy(factory, "factory", "factory", [])
     del factory_proxy
     facts, tier = _choose(l1, request, factory, factory_impl.implementation, portal, system)
-    header, preimage = _l2_block(l2_source, facts)
-    l1_time = l1_block.timestamp
-    detail: dict[str, Any] = {
+    l1_time = l1.block.timestamp
+    return Standing(facts, tier, {
         "tier": tier,
         "chain": request.preset,
-        "l1": {"block": l1_block.to_json(), "anchor": l1_block.anchor.to_json(),
-               "chain_id": l1_block.chain_id},
+        "l1": {"block": l1.block.to_json(), "anchor": l1.block.anchor.to_json(),
+               "chain_id": l1.block.chain_id},
         **evidence,
         "factory": {"address": "0x" + factory.hex(), **factory_impl.to_json()},
         "game": {**facts.to_json(),
                  "resolved_ago_s": l1_time - facts.resolved_at if facts.resolved_at else None},
         "output_root": "0x" + facts.root_claim.hex(),
-        "output_root_preimage": preimage.to_json(),
-        "l1_proof_requests": stats.requests,
-    }
+    })
+
+
+def game_standing(l1_block: AnchoredBlock, request: OpStackRequest, clock: Clock,
+                  code_of: CodeOf | None = None) -> Standing:
+    """The game of ``request`` (named, or the one it would choose) as L1 state shows it at
+    ``l1_block``: Unverifiable with its reason when it is not usable at ``request.accept``
+    (follow mode asks this of every game its lines rest on, at each new L1 block)."""
+    l1 = _l1_side(l1_block, clock, code_of, request.accept)
+    return _judged(l1, request)
+
+
+def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpStackRequest,
+                   clock: Clock, code_of: CodeOf | None = None) -> AnchoredBlock:
+    """The L2 block of ``request`` anchored through ``l1_block`` (see module doc). The
+    evidence (the anchor's detail) names every step."""
+    l1 = _l1_side(l1_block, clock, code_of, request.accept)
+    standing = _judged(l1, request)
+    header, preimage = _l2_block(l2_source, standing.facts)
+    detail = {**standing.evidence, "output_root_preimage": preimage.to_json(),
+              "l1_proof_requests": l1.stats.requests}
     top = by_proven_header(l2_source, header, preimage.block_hash, METHOD, detail)
     passer = prove_account(top, MESSAGE_PASSER, [])
     if passer.storage_root != preimage.message_passer_storage_root:  # the node said it beside
@@ -331,3 +359,34 @@ def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpS
         return top
     return by_proven_header(l2_source, header, preimage.block_hash, METHOD, detail,
                             request.block)
+
+
+@dataclass(frozen=True)
+class L2Round:
+    """One look at L1 for follow mode (docs/l2.md §Watch): an L1 block anchored afresh, and
+    what it says of the newest usable game and of each game earlier lines rest on."""
+
+    l1: AnchoredBlock
+    l2_source: ProofSource
+    request: OpStackRequest
+    clock: Clock
+
+    def newest(self) -> AnchoredBlock:
+        """The newest usable game's L2 block, anchored through this round's L1 block."""
+        return by_output_root(self.l1, self.l2_source, replace(self.request, block=None),
+                              self.clock)
+
+    def judge(self, game: bytes) -> Standing:
+        """``game`` as this round's L1 block shows it (Unverifiable: why it is not usable)."""
+        return game_standing(self.l1, replace(self.request, game=game, block=None),
+                             self.clock)
+
+
+def below(top: AnchoredBlock, number: int) -> AnchoredBlock:
+    """Block ``number`` at or below ``top`` (an ``op-stack`` block), tied to it by re-hashed
+    parentHash links, its anchor ``top``'s with the walk (``pinned_number``,
+    ``headers_walked``)."""
+    if not isinstance(top.header, Header):
+        raise TypeError("an op-stack block always holds a full header")
+    return by_proven_header(top.source, top.header, top.hash, METHOD, top.anchor.detail,
+                            number)

@@ -6,8 +6,9 @@ L1 holds the real contracts-bedrock 0.17.3 runtime code (node_modules'
 would), one in front of ``DisputeGameFactory``, and games created by that factory's own
 ``create`` (so the clone bytes and the factory's records are the real ones) whose
 implementation is then given ``FaultDisputeGame``'s code; each game's status and times are
-written into its storage. L2 is an anvil holding a registry-like contract (slot 0 = the L2
-block number it was written in) and the ``L2ToL1MessagePasser`` code at its predeploy address.
+written into its storage. L2 is an anvil holding a registry-like contract (slot 0 = the number
+of the L2 block whose transaction wrote it) and the ``L2ToL1MessagePasser`` code at its
+predeploy address.
 Root claims are the L2 blocks' real output roots, unless a test asks for a wrong one.
 """
 
@@ -33,6 +34,8 @@ GAME_IMPL = bytes.fromhex("31" * 20)
 REGISTRY = bytes.fromhex("51" * 20)
 FINALITY_DELAY = 3600
 CREATE = bytes.fromhex("82ecf2f6")  # create(uint32,bytes32,bytes)
+# the registry: stores its calldata's first word in slot 0 (PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE)
+STORE_WORD = bytes.fromhex("600035600055")
 
 
 def runtime(name: str) -> bytes:
@@ -81,21 +84,23 @@ class Pair:
                                               bytes.fromhex(proof["storageHash"][2:]),
                                               bytes.fromhex(block["hash"][2:])))
 
-    def create_game(self, name: str, l2_block: int, root: bytes | None = None) -> bytes:
-        claim = root if root is not None else self.output_root_of(l2_block)
-        data = CREATE + (0).to_bytes(32, "big") + claim + (0x60).to_bytes(32, "big") \
-            + (32).to_bytes(32, "big") + l2_block.to_bytes(32, "big")
-        sender = rpc_call(self.l1.url, "eth_accounts", [])[0]
-        tx = rpc_call(self.l1.url, "eth_sendTransaction",
-                      [{"from": sender, "to": hx(FACTORY), "data": hx(data),
-                        "gas": hex(2_000_000)}])
+    def send(self, node: Anvil, to: bytes, data: bytes) -> None:
+        sender = rpc_call(node.url, "eth_accounts", [])[0]
+        tx = rpc_call(node.url, "eth_sendTransaction",
+                      [{"from": sender, "to": hx(to), "data": hx(data), "gas": hex(2_000_000)}])
         receipt = None
         for _ in range(50):
-            receipt = rpc_call(self.l1.url, "eth_getTransactionReceipt", [tx])
+            receipt = rpc_call(node.url, "eth_getTransactionReceipt", [tx])
             if receipt is not None:
                 break
             time.sleep(0.1)
         assert receipt is not None and receipt["status"] == "0x1", receipt
+
+    def create_game(self, name: str, l2_block: int, root: bytes | None = None) -> bytes:
+        claim = root if root is not None else self.output_root_of(l2_block)
+        data = CREATE + (0).to_bytes(32, "big") + claim + (0x60).to_bytes(32, "big") \
+            + (32).to_bytes(32, "big") + l2_block.to_bytes(32, "big")
+        self.send(self.l1, FACTORY, data)
         count = int(rpc_call(self.l1.url, "eth_getStorageAt",
                              [hx(FACTORY), hex(104), "latest"]), 16)
         base = int.from_bytes(keccak256((104).to_bytes(32, "big")), "big")
@@ -123,22 +128,25 @@ class Pair:
         return out + [str(m) for m in more]
 
 
-def build_pair(l1: Anvil, l2: Anvil) -> Pair:
-    """The pair with games: ``final`` (L2 block 11, slot 0 = 6), ``resolved`` (in its delay,
-    block 15), ``challenged`` (CHALLENGER_WINS, a false root claim), ``blacklisted`` (block 9),
-    ``wrong`` (a false root claim, final), ``proposed`` (IN_PROGRESS, block 17) and ``retired``
-    (created before the respected type was set); the newest usable final game is ``final``."""
+ALL_GAMES = ("retired", "blacklisted", "final", "wrong", "challenged", "resolved", "proposed")
+
+
+def build_pair(l1: Anvil, l2: Anvil, names: tuple[str, ...] = ALL_GAMES) -> Pair:
+    """The pair with games (L2 block n holds slot 0 = n): ``final`` (L2 block 11),
+    ``resolved`` (in its delay, block 15), ``challenged`` (CHALLENGER_WINS, a false root
+    claim), ``blacklisted`` (block 9), ``wrong`` (a false root claim, final), ``proposed``
+    (IN_PROGRESS, block 17) and ``retired`` (created before the respected type was set), or
+    only those ``names``."""
     pair = Pair(l1, l2)
     pair.set_code(l2, MESSAGE_PASSER, runtime("L2ToL1MessagePasser"))
     pair.set_slot(l2, MESSAGE_PASSER, 0, 7)  # a sent-messages nonce: a non-empty storage root
-    pair.set_code(l2, REGISTRY, bytes.fromhex("00"))
-    # anvil writes a set slot into its head block's state (that block's proofs stop hashing to
-    # its state root), so each write is mined into the next block and one more block follows:
-    # L2 block 2n-1 (n = 1..10) holds slot 0 = n and proves; the even blocks are written over
-    for n in range(1, 11):
-        pair.set_slot(l2, REGISTRY, 0, n)
-        pair.mine(l2)
-        pair.mine(l2)
+    # anvil writes a set slot or code into its head block's state (that block's proofs stop
+    # hashing to its state root): every write is at genesis, mined into block 1; then each
+    # block n (2..20) is one transaction storing n in the registry's slot 0
+    pair.set_code(l2, REGISTRY, STORE_WORD)
+    pair.mine(l2)
+    for n in range(2, 21):
+        pair.send(l2, REGISTRY, n.to_bytes(32, "big"))
     pair.set_code(l1, PORTAL, runtime("Proxy"))
     pair.set_code(l1, PORTAL_IMPL, with_immutables(runtime("OptimismPortal2"), "OptimismPortal2",
                                                    {"DISPUTE_GAME_FINALITY_DELAY_SECONDS":
@@ -156,19 +164,38 @@ def build_pair(l1: Anvil, l2: Anvil) -> Pair:
     respected_since = now - 10 * FINALITY_DELAY
     for name, l2_block in (("retired", 5), ("blacklisted", 9), ("final", 11), ("wrong", 13),
                            ("challenged", 13), ("resolved", 15), ("proposed", 17)):
-        root = keccak256(name.encode()) if name in ("wrong", "challenged") else None
-        pair.create_game(name, l2_block, root)
+        if name in names:
+            root = keccak256(name.encode()) if name in ("wrong", "challenged") else None
+            pair.create_game(name, l2_block, root)
     pair.set_code(l1, GAME_IMPL, with_immutables(runtime("FaultDisputeGame"), "FaultDisputeGame",
                                                  {"GAME_TYPE": 0}))
     pair.set_slot(l1, PORTAL, 56, int.from_bytes(FACTORY, "big"))
     pair.set_slot(l1, PORTAL, 59, 0 | respected_since << 32)
     old = now - 3 * FINALITY_DELAY
-    pair.set_game("retired", GameStatus.DEFENDER_WINS, respected_since - 100, old)
-    for name in ("final", "wrong", "blacklisted"):
-        pair.set_game(name, GameStatus.DEFENDER_WINS, old - 600, old)
-    pair.set_game("challenged", GameStatus.CHALLENGER_WINS, old - 600, old)
-    pair.set_game("resolved", GameStatus.DEFENDER_WINS, now - 900, now - 60)
-    pair.set_game("proposed", GameStatus.IN_PROGRESS, now - 60)
-    pair.blacklist("blacklisted")
+    states = {"retired": (GameStatus.DEFENDER_WINS, respected_since - 100, old),
+              "final": (GameStatus.DEFENDER_WINS, old - 600, old),
+              "wrong": (GameStatus.DEFENDER_WINS, old - 600, old),
+              "blacklisted": (GameStatus.DEFENDER_WINS, old - 600, old),
+              "challenged": (GameStatus.CHALLENGER_WINS, old - 600, old),
+              "resolved": (GameStatus.DEFENDER_WINS, now - 900, now - 60),
+              "proposed": (GameStatus.IN_PROGRESS, now - 60, 0)}
+    for name in names:
+        pair.set_game(name, *states[name])
+    if "blacklisted" in names:
+        pair.blacklist("blacklisted")
     pair.mine(l1)
     return pair
+
+
+def add_final_game(pair: Pair, name: str, l2_block: int) -> bytes:
+    """A game made by the factory after the pair was built (its implementation given no code
+    for the creation, then FaultDisputeGame's again), resolved DEFENDER_WINS long ago."""
+    pair.set_code(pair.l1, GAME_IMPL, bytes.fromhex("00"))
+    pair.mine(pair.l1)
+    pair.create_game(name, l2_block)
+    pair.set_code(pair.l1, GAME_IMPL, with_immutables(runtime("FaultDisputeGame"),
+                                                      "FaultDisputeGame", {"GAME_TYPE": 0}))
+    old = int(time.time()) - 3 * FINALITY_DELAY
+    pair.set_game(name, GameStatus.DEFENDER_WINS, old - 600, old)
+    pair.mine(pair.l1)
+    return pair.games[name]

@@ -5,24 +5,16 @@ code on L1). Every refusal is UNVERIFIABLE with its own reason, never a verdict.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
-from recompute.devnet.anvil import Anvil
+from recompute.devnet.anvil import rpc_call
 from tests.cli import run_cli
-from tests.l2.op_stack_pair import REGISTRY, build_pair, hx
+from tests.l2.op_stack_pair import REGISTRY, hx
 
 pytestmark = pytest.mark.anvil
 
-
-@pytest.fixture(scope="module")
-def pair():
-    l1, l2 = Anvil().start(), Anvil().start()
-    try:
-        yield build_pair(l1, l2)
-    finally:
-        l1.stop()
-        l2.stop()
 
 
 def proof(pair, *args, game=None, block=None):
@@ -34,7 +26,7 @@ def proof(pair, *args, game=None, block=None):
 
 
 def test_a_final_game_pins_its_l2_block_and_the_slot_is_proven(pair):
-    code, out = proof(pair, "--expect", "0=6", game="final")
+    code, out = proof(pair, "--expect", "0=11", game="final")
     assert (code, out["verdict"], out["reason"]) == (0, "VERIFIED-GOOD", "ok"), out
     anchor = out["evidence"]["anchor"]
     assert anchor["method"] == "op-stack" and anchor["tier"] == "final"
@@ -47,28 +39,28 @@ def test_a_final_game_pins_its_l2_block_and_the_slot_is_proven(pair):
 
 
 def test_without_a_game_the_closest_usable_one_above_the_block_is_chosen(pair):
-    code, out = proof(pair, "--expect", "0=6", block=11)
+    code, out = proof(pair, "--expect", "0=11", block=11)
     assert code == 0 and out["evidence"]["anchor"]["game"]["address"] == hx(pair.games["final"])
-    code, out = proof(pair, "--expect", "0=5", block=9)  # blacklisted at 9: final's, walked
+    code, out = proof(pair, "--expect", "0=9", block=9)  # blacklisted at 9: final's, walked
     assert code == 0 and out["evidence"]["anchor"]["game"]["address"] == hx(pair.games["final"])
     assert out["evidence"]["anchor"]["headers_walked"] == 2
 
 
 def test_the_newest_final_game_with_a_false_root_gives_no_verdict(pair):
     # `wrong` (L2 block 13) is the newest final game: the node's block 13 does not hash to it
-    code, out = proof(pair, "--expect", "0=7")
+    code, out = proof(pair, "--expect", "0=13")
     assert (code, out["reason"]) == (2, "output-root-mismatch")
 
 
 def test_a_block_below_the_game_is_reached_by_parent_links(pair):
-    code, out = proof(pair, "--expect", "0=4", game="final", block=7)
+    code, out = proof(pair, "--expect", "0=7", game="final", block=7)
     assert code == 0, out
     assert out["evidence"]["block"]["number"] == 7
     assert out["evidence"]["anchor"]["headers_walked"] == 4
 
 
 def test_the_slot_differing_is_bad(pair):
-    code, out = proof(pair, "--expect", "0=5", game="final")
+    code, out = proof(pair, "--expect", "0=10", game="final")
     assert (code, out["verdict"]) == (1, "VERIFIED-BAD")
 
 
@@ -90,9 +82,23 @@ def test_an_unusable_game_is_refused_with_its_own_reason(pair, game, reason):
 
 
 def test_weaker_tiers_only_when_asked_and_labelled(pair):
-    code, out = proof(pair, "--expect", "0=8", "--l2-finality", "resolved", game="resolved")
+    code, out = proof(pair, "--expect", "0=15", "--l2-finality", "resolved", game="resolved")
     assert code == 0 and out["evidence"]["anchor"]["tier"] == "resolved"
-    code, out = proof(pair, "--expect", "0=9", "--l2-finality", "proposed", game="proposed")
+    code, out = proof(pair, "--expect", "0=17", "--l2-finality", "proposed", game="proposed")
     assert code == 0 and out["evidence"]["anchor"]["tier"] == "proposed"
     code, out = proof(pair, "--l2-finality", "resolved", game="proposed")
     assert out["reason"] == "game-not-final"
+
+
+def test_a_vector_captured_on_the_l2_replays_offline(pair, tmp_path):
+    env = dict(os.environ, RECOMPUTE_RECIPES="tests/l2/slot_recipes.py")
+    vector = tmp_path / "l2.json"
+    done = run_cli("vectors", "capture", "probe/slot-at-most", *pair.args(game="final"), "-b",
+                   "10", "--address", hx(REGISTRY), "--param", "cap=12", "-o", vector, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "through L1: game " + hx(pair.games["final"]) + ", tier final" in done.stderr
+    pinned = json.loads(vector.read_text())
+    l2_hash = rpc_call(pair.l2.url, "eth_getBlockByNumber", [hex(10), False])["hash"]
+    assert json.dumps(pinned).count(l2_hash) >= 1
+    done = run_cli("vectors", "verify", vector, env=env)  # (a replay asks no node)
+    assert done.returncode == 0 and "PASS l2" in done.stdout, done.stdout + done.stderr

@@ -9,14 +9,13 @@ import time
 
 import pytest
 
-from recompute.devnet.anvil import Anvil, rpc_call
+from recompute.devnet.anvil import rpc_call
 from recompute.l2.game import IMPLEMENTATION_SLOT
 from tests.cli import run_cli
 from tests.l2.op_stack_pair import (
     FACTORY_IMPL,
     PORTAL,
     REGISTRY,
-    build_pair,
     hx,
     runtime,
 )
@@ -25,19 +24,10 @@ from tests.rpcproxy import RpcProxy
 pytestmark = pytest.mark.anvil
 
 
-@pytest.fixture(scope="module")
-def pair():
-    l1, l2 = Anvil().start(), Anvil().start()
-    try:
-        yield build_pair(l1, l2)
-    finally:
-        l1.stop()
-        l2.stop()
-
 
 def run(args, *more):
     done = run_cli("proof", *args, "--address", hx(REGISTRY), "--slot", "0", "--expect",
-                   "0=6", "--json", *more)
+                   "0=11", "--json", *more)
     assert done.stdout, done.stderr
     out = json.loads(done.stdout)
     return done.returncode, out
