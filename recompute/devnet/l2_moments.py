@@ -18,8 +18,9 @@ from recompute.devnet.moments import ABOUT
 
 UNVERIFIABLE = "UNVERIFIABLE"
 
-# label -> (game, expected reason when UNVERIFIABLE (None: the AMM moment's verdict), what,
-#           extra options, the node asked ("rpc": honest, "lying_rpc": the lying one))
+# label -> (game (named by --l2-game, or the one the anchor must choose), expected reason when
+#           UNVERIFIABLE (None: the AMM moment's verdict), what, extra options, the node asked
+#           ("rpc": honest, "lying_rpc": the lying one))
 L2_MOMENTS: dict[str, tuple[str, str | None, str, tuple[str, ...], str]] = {
     "l2.final-good": ("final-good", None, "a final game (resolved DEFENDER_WINS, its finality "
                       "delay over) proposes the L2 block of amm.due", (), "rpc"),
@@ -38,7 +39,11 @@ L2_MOMENTS: dict[str, tuple[str, str | None, str, tuple[str, ...], str]] = {
     "l2.lying-node": ("final-good", "", "the final game's block asked of the lying L2 node "
                       "(every registry storage value raised by one): never a verdict", (),
                       "lying_rpc"),
+    "l2.newest-game": ("final-bad", None, "no game named: the newest usable one is final-bad "
+                       "(in-delay is not final, blacklisted and challenger-wins are refused)",
+                       (), "rpc"),
 }
+UNNAMED = {"l2.newest-game"}  # moments whose command lets the anchor choose the game
 
 
 def describe_l2(section: dict[str, Any], l1_rpc: str) -> None:
@@ -56,7 +61,8 @@ def describe_l2(section: dict[str, Any], l1_rpc: str) -> None:
         params = about["params"](section)
         argv = ["recompute", "step", about["recipe"], "--rpc", section[node],
                 "--l2-portal", portal, "--l1-rpc", l1_rpc,
-                "--l1-block-hash", settled["hash"], "--l2-game", game["address"],
+                "--l1-block-hash", settled["hash"],
+                *([] if label in UNNAMED else ["--l2-game", game["address"]]),
                 "--at", str(settled["timestamp"]), "--address", address]
         if about["layout"]:
             argv += ["--layout", about["layout"]]

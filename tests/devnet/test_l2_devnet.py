@@ -21,7 +21,7 @@ from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
 from recompute.devnet.l2_chain import MESSAGE_PASSER, OPTIMISM_ARTIFACTS, build_l2, l2_anvil
 from recompute.devnet.l2_lie import server as lying_server
-from recompute.devnet.l2_moments import L2_MOMENTS, describe_l2
+from recompute.devnet.l2_moments import L2_MOMENTS, UNNAMED, describe_l2
 from recompute.devnet.moments import ABOUT
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
@@ -203,7 +203,10 @@ def test_every_l2_moment_names_its_command(l2net):
         assert argv[argv.index("--l1-rpc") + 1] == l1.url, label
         assert argv[argv.index("--l2-portal") + 1] == portal, label
         assert argv[argv.index("--l1-block-hash") + 1] == section["settled"]["hash"], label
-        assert argv[argv.index("--l2-game") + 1] == moment["game_address"], label
+        if label in UNNAMED:
+            assert "--l2-game" not in argv, label
+        else:
+            assert argv[argv.index("--l2-game") + 1] == moment["game_address"], label
         expected = ABOUT[section["games"][moment["game"]]["l2_moment"]]["verdict"]
         if moment["verdict"] != "UNVERIFIABLE":
             assert moment["verdict"] == expected, label
@@ -244,3 +247,19 @@ def test_each_l2_moment_gives_its_verdict_through_l1(l2net, l1_beacon, label, an
     assert first.startswith(moment["verdict"] + " ("), (label, first)
     if moment.get("reason"):
         assert first.startswith(f"UNVERIFIABLE ({moment['reason']})"), (label, first)
+
+
+def test_the_anchor_chooses_the_game_the_manifest_names(l2net):
+    """Without --l2-game the anchor picks the newest usable game: the evidence names the one
+    the manifest expects, past the newer games it must refuse."""
+    section = l2net[3]
+    for label in sorted(UNNAMED):
+        moment = section["moments"][label]
+        newer = [name for name, game in section["games"].items()
+                 if game["index"] > section["games"][moment["game"]]["index"]]
+        assert sorted(newer) == ["blacklisted", "challenger-wins", "in-delay"], label
+        result = run_cli(*moment["argv"][1:], "--json")
+        assert result.returncode == EXIT[moment["verdict"]], (label, result.stderr)
+        chosen = json.loads(result.stdout)["evidence"]["anchor"]["game"]
+        assert chosen["address"] == moment["game_address"].lower(), label
+        assert chosen["l2_block_number"] == moment["l2_block"], label
