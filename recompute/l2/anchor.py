@@ -74,7 +74,6 @@ class _L1:
     def __init__(self, block: AnchoredBlock, code_of: CodeOf, stats: ProofStats):
         self.block, self.code_of, self.stats = block, code_of, stats
         self.table = load_table()
-        self.known: dict[bytes, Identified] = {}  # this anchoring's identified code, by hash
 
     def account(self, address: bytes, slots: list[int]) -> ProvenAccount:
         return prove_account(self.block, address, slots, stats=self.stats)
@@ -93,14 +92,14 @@ class _L1:
         return code
 
     def identified(self, account: ProvenAccount, role: str, what: str) -> Identified:
-        if account.code_hash not in self.known:
-            code = self.code(account, what)
-            try:
-                self.known[account.code_hash] = identify(code, role, self.table)
-            except UnknownVersion as exc:
-                raise Unverifiable("unknown-contract-version",
-                                   f"{what} 0x{account.address.hex()}: {exc}") from None
-        return self.known[account.code_hash]
+        """The implementation ``account``'s code is (fetched and identified each time: kept
+        values belong to the caching layer around sources, not here)."""
+        code = self.code(account, what)
+        try:
+            return identify(code, role, self.table)
+        except UnknownVersion as exc:
+            raise Unverifiable("unknown-contract-version",
+                               f"{what} 0x{account.address.hex()}: {exc}") from None
 
     def behind_proxy(self, address: bytes, role: str, what: str,
                      slots: list[int]) -> tuple[ProvenAccount, Identified]:

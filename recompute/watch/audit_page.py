@@ -164,6 +164,13 @@ def _anchor_section(facts: AuditFacts) -> str:
         warning = ('<p class="banner unverifiable">single-rpc: the node itself said which block '
                    "this is; pin it with --block-hash, --checkpoint or a --quorum of endpoints "
                    "to not trust it.</p>")
+    if facts.anchor.get("method") == "op-stack":  # an L2 block: its game's tier (docs/l2.md)
+        tier = str(facts.anchor.get("tier", "?"))
+        kind = "good" if tier == "final" else "unverifiable"
+        warning = (f'<p class="banner {kind}">L2 TIER {escape(tier.upper())}: pinned through '
+                   f'L1 by a dispute game that is {escape(tier)}'
+                   + ("" if tier == "final" else ", not final: its root claim can still be "
+                      "overturned") + ".</p>")
     return (f'<section id="anchor"><h2>Anchor</h2>{warning}<table class="facts">{cells}</table>'
             "</section>")
 

@@ -110,3 +110,18 @@ def test_follow_mode_advances_by_games_and_retracts_a_blacklisted_games_lines(tm
     finally:
         l1.stop()
         l2.stop()
+
+
+@pytest.mark.parametrize(("game", "finality", "banner"), [
+    ("final", "final", "L2 TIER FINAL: pinned through L1 by a dispute game that is final."),
+    ("resolved", "resolved", "L2 TIER RESOLVED: pinned through L1 by a dispute game that is "
+                             "resolved, not final"),
+])
+def test_the_html_report_of_an_l2_audit_says_the_tier(pair, tmp_path, game, finality, banner):
+    page = tmp_path / "audit.html"
+    top = pair.game_blocks[game]
+    done = run_cli("watch", *pair.args(game=game), "--l2-finality", finality, "--config",
+                   config(tmp_path, 100), "--recipes", RECIPES, "--from", str(top - 1),
+                   "--to", str(top), "--html", page)
+    assert done.returncode == 0, done.stderr
+    assert banner in page.read_text()
