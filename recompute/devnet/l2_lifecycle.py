@@ -72,11 +72,22 @@ def resume_l2(state_dir: Path, section: dict[str, Any], l1_rpc: str) -> dict[str
     node = _start(state_dir, section.get("port"))
     section["rpc"], section["port"] = node.url, node.port
     try:
+        _check_same_chain(state_dir, node, section)
         _serve(state_dir, section, l1_rpc)
     except DevnetError:
         stop_l2(state_dir)
         raise
     return section
+
+
+def _check_same_chain(state_dir: Path, node: Anvil, section: dict[str, Any]) -> None:
+    """The resumed L2 holds the blocks the games propose (its state dump may be gone)."""
+    for name, game in section["games"].items():
+        block = node.rpc("eth_getBlockByNumber", hex(game["l2_block"]), False)
+        if block is None or block.get("hash") != game["output_root"]["block_hash"]:
+            raise DevnetError(f"the L2 in {state_dir} lost its chain ({state_dir / 'l2-state.json'}"
+                              f" does not hold game {name}'s block): `recompute devnet up --l2 "
+                              "--fresh` builds a new devnet")
 
 
 def _start(state_dir: Path, port: int | None) -> Anvil:

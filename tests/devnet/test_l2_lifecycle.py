@@ -74,6 +74,16 @@ def test_up_l2_then_down_leaves_no_process(tmp_path):
         run_cli("devnet", "down", "--state-dir", str(state))
     assert [name for name, pid in pids.items() if _alive(pid)] == []
 
+    # an L2 whose state dump is gone would serve an empty chain: refused, nothing left running
+    (state / "l2-state.json").unlink()
+    lost = run_cli("devnet", "up", "--state-dir", str(state))
+    try:
+        assert lost.returncode == 2
+        assert lost.stderr.startswith(f"error: the L2 in {state} lost its chain ("), lost.stderr
+        assert not [name for name in PID_FILES if (state / name).exists()]
+    finally:
+        run_cli("devnet", "down", "--state-dir", str(state))  # (nothing, unless refused late)
+
 
 def test_up_l2_on_a_stopped_devnet_without_one_says_what_to_do(tmp_path):
     state = tmp_path / "dn"
