@@ -123,10 +123,7 @@ def _slot(kind: Implementation, name: str) -> int:
 def _system(l1: _L1, portal_address: bytes) -> tuple[bytes, SystemFacts, dict[str, Any],
                                                       Implementation]:
     """The portal's facts and the factory's address."""
-    proxy = l1.account(portal_address, [IMPLEMENTATION_SLOT])
-    l1.identified(proxy, "proxy", "portal proxy")
-    portal_impl = l1.identified(l1.account(address_of(proxy.storage[IMPLEMENTATION_SLOT]), []),
-                                "portal", "portal implementation")
+    portal_impl = l1.behind_proxy(portal_address, "portal", "portal", [])[1]
     kind = portal_impl.implementation
     slots = sorted({_slot(kind, "disputeGameFactory"), _slot(kind, "respectedGameType"),
                     _slot(kind, "respectedGameTypeUpdatedAt")})

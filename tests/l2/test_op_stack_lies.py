@@ -167,3 +167,12 @@ def test_a_preset_chain_names_its_portal_and_is_judged_by_its_code(pair):
     args[at:at + 2] = ["--chain", "base-sepolia"]
     code, out = run(args)
     assert (code, out["reason"]) == (2, "no-contract")
+
+
+def test_a_proxy_whose_implementation_slot_is_no_address_is_refused(pair):
+    other = bytes.fromhex("14" * 20)  # a Proxy whose EIP-1967 slot holds more than 20 bytes
+    pair.set_code(pair.l1, other, runtime("Proxy"))
+    pair.set_slot(pair.l1, other, IMPLEMENTATION_SLOT, 1 << 200)
+    pair.mine(pair.l1)
+    code, out = run(swap(pair.args(game="final"), "--l2-portal", hx(other)))
+    assert (code, out["reason"]) == (2, "unknown-contract-version"), out
