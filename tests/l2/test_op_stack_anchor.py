@@ -11,7 +11,7 @@ import pytest
 
 from recompute.devnet.anvil import rpc_call
 from tests.cli import run_cli
-from tests.l2.op_stack_pair import REGISTRY, hx
+from tests.l2.op_stack_pair import PORTAL, REGISTRY, hx
 
 pytestmark = pytest.mark.anvil
 
@@ -102,3 +102,19 @@ def test_a_vector_captured_on_the_l2_replays_offline(pair, tmp_path):
     assert json.dumps(pinned).count(l2_hash) >= 1
     done = run_cli("vectors", "verify", vector, env=env)  # (a replay asks no node)
     assert done.returncode == 0 and "PASS l2" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_library_pins_an_l2_block_through_l1(pair):
+    from recompute import LiveSource, Unverifiable, anchor_block, anchor_l2_block, prove_account
+
+    l1 = anchor_block([LiveSource(pair.l1.url)], block_hash=pair.l1_head())
+    l2 = LiveSource(pair.l2.url)
+    block = anchor_l2_block(l1, l2, portal=hx(PORTAL), game=hx(pair.games["final"]), block=7)
+    assert block.number == 7 and block.anchor.detail["tier"] == "final"
+    assert prove_account(block, REGISTRY, [0]).storage[0] == 7
+    with pytest.raises(Unverifiable) as caught:
+        anchor_l2_block(l1, l2, portal=hx(PORTAL), game=hx(pair.games["resolved"]))
+    assert caught.value.reason == "game-not-final"
+    resolved = anchor_l2_block(l1, l2, portal=hx(PORTAL), game=hx(pair.games["resolved"]),
+                               finality="resolved")
+    assert resolved.anchor.detail["tier"] == "resolved"
