@@ -39,7 +39,8 @@ __all__ = [
     "REASONS", "Anchor", "AnchoredBlock", "ArgumentError", "Clock", "Job", "Layout",
     "LiveSource", "Outcome", "ProvenAccount", "ReadResult", "Reason", "Recipe",
     "RecomputeError", "Unverifiable", "UsageError",
-    "Verdict", "VectorResult", "anchor_block", "get_recipe", "load_layout", "load_recipes",
+    "Verdict", "VectorResult", "anchor_block", "anchor_l2_block", "get_recipe", "load_layout",
+    "load_recipes",
     "prove_account", "read", "step", "step_many", "verify_vector",
 ]
 
@@ -79,6 +80,30 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
         quorum=quorum,
         checkpoint=None if checkpoint is None else _hash(checkpoint, "checkpoint"),
         **({} if clock is None else {"clock": clock}))
+
+
+def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: bytes | str,
+                    block: int | str | None = None, game: bytes | str | None = None,
+                    finality: str = "final", clock: Clock | None = None) -> AnchoredBlock:
+    """An OP-stack L2 block pinned through L1 (docs/l2.md): ``l1_block`` anchored by any
+    method (it must be younger than ``clock``'s ``max_anchor_age``), ``portal`` the chain's
+    ``OptimismPortal2`` proxy, ``block`` the L2 block (None: the game's), ``game`` the dispute
+    game to use (None: the closest usable one at or above ``block``), ``finality`` the weakest
+    tier accepted (``final``, ``resolved``, ``proposed``). Proofs at the block returned are
+    asked of ``l2_source``; a refused game is :class:`Unverifiable` with its reason."""
+    from recompute.l2.anchor import OpStackRequest, by_output_root
+    from recompute.l2.finality import TIERS
+
+    if block is not None:
+        if isinstance(block, bool) or not isinstance(block, (int, str)):
+            raise ArgumentError(f"block: {block!r} is not a block number")
+        block = as_uint256(block, "block")
+    if finality not in TIERS:
+        raise ArgumentError(f"finality: {finality!r} is not one of {', '.join(TIERS)}")
+    request = OpStackRequest(portal=_address(portal, "portal"), block=block,
+                             game=None if game is None else _address(game, "game"),
+                             accept=finality)
+    return by_output_root(l1_block, l2_source, request, clock or Clock())
 
 
 def prove_account(block: AnchoredBlock, address: bytes | str,

@@ -27,6 +27,7 @@ LEVELS = {
     "sources": 2,
     "recipes": 3,
     "devnet": 3,
+    "l2": 3,
     "vectors": 4,
     "watch": 4,
     "cli": 5,

@@ -73,10 +73,14 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
                   resume: bool, segment_blocks: int, threads: int, sink: Sink,
                   stop: threading.Event,
                   files: ReportFiles | None = None,
-                  recipe_paths: tuple[str, ...] = (), reference: bool = False) -> int:
+                  recipe_paths: tuple[str, ...] = (), reference: bool = False,
+                  anchor_top: Callable[[], AnchoredBlock] | None = None) -> int:
     """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
     --html/--csv reports, made from the store once the audit is complete. ``recipe_paths``:
-    the recipe modules the user named (resolved), the only ones a worker imports."""
+    the recipe modules the user named (resolved), the only ones a worker imports.
+    ``anchor_top``:
+    how the range's top block is anchored when the pins do not say (an L2 block pinned
+    through L1: docs/l2.md §Watch)."""
     text = _config_text(config_path)
     scratch = None
     if store_path is None:
@@ -95,7 +99,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
             raise UsageError("a range audit is --from N --to M")
         else:
             top = _start_range(store, checks, text, sources, first, last, pins, confirmations,
-                               segment_blocks)
+                               segment_blocks, anchor_top)
         executor = in_process
         where = "this process"
         dask = None
@@ -134,12 +138,13 @@ def _anchor(sources: Sequence[SharedSource], number: int, pins: Pins) -> Anchore
 
 def _start_range(store: Store, checks: list[Check], text: str, sources: Sequence[SharedSource],
                  first: int | None, last: int, pins: Pins, confirmations: int,
-                 segment_blocks: int) -> AnchoredBlock:
+                 segment_blocks: int,
+                 anchor: Callable[[], AnchoredBlock] | None = None) -> AnchoredBlock:
     try:
         head = sources[0].block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
-    top = _anchor(sources, last, pins)
+    top = _anchor(sources, last, pins) if anchor is None else anchor()
     store.put({"mode": "range", "config_hash": config_hash(text), "checks": _metas(checks),
                "first": first, "last": last, "pinned_hash": "0x" + top.hash.hex(),
                "anchor": top.anchor.to_json(), "head": head, "confirmations": confirmations,

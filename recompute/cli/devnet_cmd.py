@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import click
 
 from recompute.cli import cli
+from recompute.devnet.l2_lifecycle import check_resumable, extension
 from recompute.devnet.lifecycle import (
     DEFAULT_PORT,
     DEFAULT_STATE_DIR,
@@ -50,6 +52,7 @@ def _summary(manifest: dict[str, Any]) -> list[str]:
         about = moment.get("about")
         if about:
             lines.append(f"      {about['recipe']} -> {about['verdict']}: {about['text']}")
+    lines += _l2_summary(manifest.get("l2"))
     live = manifest.get("live")
     if live:
         reorgs = f", a reorg every {live['reorg_every']} blocks" if live["reorg_every"] else ""
@@ -64,7 +67,27 @@ def _summary(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _l2_summary(l2: dict[str, Any] | None) -> list[str]:
+    """The L2's lines (``devnet up --l2``): its nodes, the L1 system, its games and moments."""
+    if not l2:
+        return []
+    l1 = l2["l1"]
+    lines = [f"l2 rpc {l2['rpc']} (chain {l2['chain_id']}, OP stack); lying L2 node "
+             f"{l2['lying_rpc']}",
+             f"  L1 system ({l1['package']}): portal {l1['contracts']['OptimismPortal2']} "
+             f"(--l2-portal), factory {l1['contracts']['DisputeGameFactory']}, finality delay "
+             f"{l1['dispute_game_finality_delay']} s",
+             f"  games: {len(l2['games'])}; L2 moments: {len(l2['moments'])} (each with its "
+             "command in the manifest: l2.moments.*.argv)"]
+    for label, moment in l2["moments"].items():
+        reason = f" {moment['reason']}" if moment.get("reason") else ""
+        lines.append(f"    {label:<24} game {moment['game']:<16} L2 block {moment['l2_block']:>3}"
+                     f" -> {moment['verdict']}{reason}")
+    return lines
+
+
 NEXT_MOMENT = "amm.overdue"  # a moment whose verdict is BAD: the first thing worth seeing
+NEXT_L2_MOMENT = "l2.final-bad"  # its L2 twin, through L1
 
 
 def _next_commands(manifest: dict[str, Any]) -> list[str]:
@@ -88,6 +111,9 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
         lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
                      f"{beacon['trusted_root']} --network {network}{at} --accept-old-checkpoint "
                      f"--address {registry} --slot 0")
+    l2_moment = manifest.get("l2", {}).get("moments", {}).get(NEXT_L2_MOMENT)
+    if l2_moment:  # an L2 block pinned through L1's dispute games (docs/l2.md)
+        lines.append("  " + shlex.join(l2_moment["argv"]))
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
                  f"--to {last}")
@@ -108,6 +134,17 @@ def _shown(folder: Path) -> str:
         return str(folder)
 
 
+def _already_running(state_dir: Path, manifest: dict[str, Any], live: bool, l2: bool) -> None:
+    stop = "recompute devnet down" + (
+        "" if Path(state_dir) == DEFAULT_STATE_DIR else f" --state-dir {state_dir}")
+    click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
+               f"`{stop}` stops it", err=True)
+    if live and not manifest.get("live"):
+        click.echo(f"it is not a living devnet: `{stop}`, then `up --live`", err=True)
+    if l2 and not manifest.get("l2"):
+        click.echo(f"it has no L2: `{stop}`, then `up --l2 --fresh`", err=True)
+
+
 @devnet_group.command("up")
 @click.option("--port", type=click.IntRange(1, 65535),
               help=f"Port on 127.0.0.1 (default: {DEFAULT_PORT} when free, else a free one).")
@@ -122,15 +159,22 @@ def _shown(folder: Path) -> str:
               metavar="S", help="--live: seconds between blocks (and a beacon slot).")
 @click.option("--reorg-every", type=click.IntRange(4, None), metavar="K",
               help="--live: a reorg of depth 1 to 3 every K blocks.")
+@click.option("--l2", is_flag=True,
+              help="Also an OP-stack L2 (a second anvil), its L1 contracts and dispute games "
+                   "after the history, and a lying L2 node (docs/devnet.md).")
 def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, live: bool,
-              block_time: int, reorg_every: int | None) -> None:
+              block_time: int, reorg_every: int | None, l2: bool) -> None:
     """Start anvil, deploy every reference contract, drive the scripted history."""
     if not live and (reorg_every is not None or block_time != 2):
         raise click.UsageError("--block-time and --reorg-every go with --live")
+    if live and l2:
+        raise click.UsageError("--l2 and --live do not go together: the L2's games are dated")
     try:
+        if l2 and not fresh:
+            check_resumable(state_dir)
         manifest, started = up(state_dir, port, fresh,
                                LiveOptions(block_time, reorg_every) if live else None,
-                               preferred_port=DEFAULT_PORT)
+                               preferred_port=DEFAULT_PORT, extension=extension(l2))
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -140,12 +184,7 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
                    err=True)
         sys.exit(2)
     if not started:
-        stop = "recompute devnet down" + (
-            "" if Path(state_dir) == DEFAULT_STATE_DIR else f" --state-dir {state_dir}")
-        click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
-                   f"`{stop}` stops it", err=True)
-        if live and not manifest.get("live"):
-            click.echo(f"it is not a living devnet: `{stop}`, then `up --live`", err=True)
+        _already_running(state_dir, manifest, live, l2)
     elif port is None and manifest.get("port") != DEFAULT_PORT:
         click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
                    f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "

@@ -26,6 +26,7 @@ from recompute.cli.beacon_options import (
     parse_timeout,
 )
 from recompute.cli.clock_options import clock_options, current_clock
+from recompute.cli.l2_options import L2Options, given_l2_options, l2_anchor, l2_options
 from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
@@ -47,6 +48,7 @@ class Chain:
     checkpoint: str | None = None
     rpc_timeout: float | None = None
     light_client_options: LightClientOptions = LightClientOptions()  # --beacon and its kin
+    l2_options: L2Options = L2Options()  # --l2-portal and the L1 anchor's --l1-* options
 
     def with_(self, **changes: Any) -> Chain:
         return replace(self, **changes)
@@ -106,7 +108,8 @@ def _bundle(command: F, decorators: Sequence[Callable[[F], F]], names: tuple[str
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names},
-                                light_client_options=given_light_client_options())
+                                light_client_options=given_light_client_options(),
+                                l2_options=given_l2_options())
         return callback(*args, **kwargs)
 
     functools.update_wrapper(wrapped, callback)
@@ -133,7 +136,7 @@ def chain_options(command: F) -> F:
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
-    return clock_options(beacon_options(_bundle(command, decorators, names)))
+    return clock_options(beacon_options(l2_options(_bundle(command, decorators, names))))
 
 
 def connection_options(command: F) -> F:
@@ -165,6 +168,10 @@ def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> lis
 
 def anchored_block(chain: Chain) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
+    if chain.l2_options.given:  # an OP-stack L2 block, pinned through L1 (docs/l2.md)
+        return l2_anchor(chain, anchored_block)
+    if (stray := chain.l2_options.stray()) is not None:
+        raise UsageError(f"{stray} goes with --l2-portal ADDR (an L2 block pinned through L1)")
     light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash or chain.checkpoint or chain.quorum is not None \

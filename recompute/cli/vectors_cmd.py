@@ -13,6 +13,7 @@ from recompute.cli.beacon_options import beacon_options, light_client_anchor
 from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.flags import cli_detail
+from recompute.cli.l2_options import l2_options
 from recompute.cli.options import Chain, single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.cli.report import say
@@ -44,6 +45,7 @@ def vectors_group() -> None:
 @click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
 @single_rpc_options
 @beacon_options
+@l2_options
 @click.option("--address", required=True, metavar="A")
 @click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout)
 @click.option("--param", "params", multiple=True, metavar="K=V")
@@ -59,13 +61,23 @@ def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: s
 
     A vector is always pinned by hash: give --block-hash H; or -b N|TAG and the node's hash
     for that block is pinned (said on stderr); or --beacon URL --trusted-root R and the light
-    client's block (finalized unless -b says latest or N) is pinned.
+    client's block (finalized unless -b says latest or N) is pinned; or --l2-portal (or
+    --chain) with an L1 anchor, and the L2 block pinned through L1 is (docs/l2.md).
     """
     (source,) = _one_source(chain)
     parse_address(address, "--address")
     given, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
-    light_client = chain.light_client()
-    if light_client is not None:
+    light_client = chain.light_client() if not chain.l2_options.given else None
+    if chain.l2_options.given:
+        try:
+            anchored = chain.anchor()
+        except Unverifiable as exc:
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
+            sys.exit(EXIT_UNVERIFIABLE)
+        pinned, game = anchored.hash, anchored.anchor.detail["game"]
+        click.echo(f"pinning L2 block {anchored.number} 0x{pinned.hex()} through L1: game "
+                   f"{game['address']}, tier {anchored.anchor.detail['tier']}", err=True)
+    elif light_client is not None:
         if chain.block_hash is not None:
             raise UsageError("--beacon pins the block itself; give it or --block-hash, not both")
         try:

@@ -32,6 +32,8 @@ from recompute.cli.beacon_options import (
 )
 from recompute.cli.clock_options import current_clock
 from recompute.cli.flags import flag
+from recompute.cli.l2_options import l2_options
+from recompute.cli.l2_watch import check_l2_watch, l2_follower, l2_top
 from recompute.cli.options import Chain, connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
@@ -139,6 +141,7 @@ def _block_number(text: str | None, option: str) -> int | None:
 @html_option
 @csv_option
 @beacon_options
+@l2_options
 def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
                   confirmations: int, metrics_port: int | None, metrics_addr: str,
                   on_bad: str | None,
@@ -167,7 +170,9 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
-    light_client = chain.light_client()
+    l2 = chain.l2_options.given  # an OP-stack L2 pinned through L1 (docs/l2.md §Watch)
+    check_l2_watch(chain, last, stored_follow)
+    light_client = chain.light_client() if not l2 else None  # with an L2: the L1's anchor
     if light_client is not None:
         _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
@@ -185,8 +190,8 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks, reference)
-    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
-                     clock)
+    anchor = l2_top(chain, anchored_number) if l2 else _anchor(
+        sources, session, light_client, anchored_number, pinned, quorum, check, clock)
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
@@ -197,14 +202,17 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
             recording = sink
         if last is None and not (resume and not stored_follow):
-            follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
-                                poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
-                                stop=stop, heads=heads,
-                                confirm=_confirm(sources, needed) if needed > 1 else None,
-                                start_timeout=start_timeout, clock=clock)
-            if store is not None and recording is not None:
-                _continue_after_final(follower, store, sources, recording, clock)
-            follower.run()
+            if l2:
+                l2_follower(chain, sources[0], evaluator, sink, first, poll=poll,
+                            max_backoff=max_backoff, max_blocks=max_blocks, stop=stop,
+                            start_timeout=start_timeout, clock=clock).run()
+            else:
+                _follow(Follower(evaluator, sink, anchor, first, confirmations=confirmations,
+                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
+                                 stop=stop, heads=heads,
+                                 confirm=_confirm(sources, needed) if needed > 1 else None,
+                                 start_timeout=start_timeout, clock=clock),
+                        store, recording, sources, clock)
             code = EXIT_GOOD
         elif segmented:
             from recompute.cli.audit_cmd import run_segmented
@@ -216,7 +224,7 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
                 cluster=target, store_path=store_path, resume=resume,
                 segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
                 files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))),
-                reference=reference)
+                reference=reference, anchor_top=anchor if l2 else None)
         elif first is not None:  # a range audit in this process (--to needs --from: above)
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop, files, config_path)
@@ -228,6 +236,14 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
         files.discard()
         _close(store, session, hook, server)
     sys.exit(code)
+
+
+def _follow(follower: Follower, store: Store | None, recording: RecordingSink | None,
+            sources: list[SharedSource], clock: Clock) -> None:
+    """Follow the head (continuing a followed store's last final block, with --store)."""
+    if store is not None and recording is not None:
+        _continue_after_final(follower, store, sources, recording, clock)
+    follower.run()
 
 
 def _check_options(first: int | None, last: int | None, confirmations: int, poll: float,

@@ -39,6 +39,8 @@ TRUSTS = {
                    "head above it is the node's word unless a quorum confirmed it",
     "light-client": "the trusted beacon block root and 2/3 of each period's sync committee "
                     "(the node is not asked which block this is)",
+    "op-stack": "the L1 anchor named in `l1`, the chain's portal address, and the game's "
+                "tier: an output root proven in L1 state names this L2 block's hash",
 }
 
 
@@ -341,6 +343,24 @@ def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[
     walked = ancestors(top, down_to)[-1]
     anchor = Anchor("light-client", {**detail, "pinned_number": payload.number,
                                      "headers_walked": payload.number - down_to})
+    return AnchoredBlock(_SEAL, walked.header, anchor, top.chain_id, source)
+
+
+def by_proven_header(source: ProofSource, header: Header, pinned: bytes, method: str,
+                     detail: dict[str, Any], down_to: int | None = None) -> AnchoredBlock:
+    """A block whose hash a proof outside this module pinned (``op-stack``: an output root
+    proven in L1 state names it; recompute.l2.anchor): ``header`` must hash to ``pinned``;
+    ``down_to`` below it is reached by re-hashed parentHash links, as ``--checkpoint`` does."""
+    if header.hash != pinned:
+        raise Unverifiable("header-mismatch", f"{source.label} returned a header that hashes "
+                                              f"to 0x{header.hash.hex()}, not the pinned "
+                                              f"0x{pinned.hex()}")
+    top = AnchoredBlock(_SEAL, header, Anchor(method, detail), source.chain_id(), source)
+    if down_to is None or down_to == header.number:
+        return top
+    walked = ancestors(top, down_to)[-1]
+    anchor = Anchor(method, {**detail, "pinned_number": header.number,
+                             "headers_walked": header.number - down_to})
     return AnchoredBlock(_SEAL, walked.header, anchor, top.chain_id, source)
 
 

@@ -110,6 +110,7 @@ class Anvil:
     timestamp: int | None = None
     accounts: int = 10
     mnemonic: str = DEFAULT_MNEMONIC
+    hardfork: str = "prague"  # an OP-stack chain (``--network optimism``) names its own: isthmus
     state_path: Path | None = None
     extra_args: list[str] = field(default_factory=list)
     process: subprocess.Popen[bytes] | None = None
@@ -142,7 +143,7 @@ class Anvil:
             "--chain-id", str(self.chain_id),
             "--accounts", str(self.accounts),
             "--mnemonic", self.mnemonic,
-            "--hardfork", "prague",
+            "--hardfork", self.hardfork,
         ]
         cache = self.cache_dir if self.cache_dir is not None else self._own_cache
         if cache is not None:

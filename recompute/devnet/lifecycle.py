@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -70,6 +71,19 @@ def running_pid(state_dir: Path) -> int | None:
 
 _HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
 _LINE = Text(r"[^\x00-\x1f\x7f]{0,2000}", "one line of text")  # printed by `devnet up`
+_URL = Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL")
+_ADDRESS = Text(r"0x[0-9a-fA-F]{40}", "a 0x address")
+# What `devnet up` reads and prints of an L2's section (recompute/devnet/l2_lifecycle.py)
+_L2_SHAPE = Record(
+    {"rpc": _URL, "lying_rpc": _URL, "port": Integer(1, 1 << 16), "chain_id": Integer(0, 1 << 64),
+     "contracts": MapOf(_ADDRESS, key=_LINE),
+     "l1": Record({"package": _LINE, "dispute_game_finality_delay": Integer(0, 1 << 64),
+                   "contracts": MapOf(_ADDRESS, key=_LINE)}, open=True),
+     "games": MapOf(Record({"address": _ADDRESS}, open=True), key=_LINE),
+     "moments": MapOf(Record({"game": _LINE, "l2_block": Integer(0, 1 << 64),
+                              "verdict": _LINE, "text": _LINE, "argv": ListOf(_LINE)},
+                             {"reason": _LINE}, open=True), key=_LINE)},
+    open=True)
 # What the commands read of a manifest (recompute/devnet/build.py writes it); a history's own
 # section (amm, meters, swarm) is its builder's business and stays open.
 MANIFEST_SHAPE = Record(
@@ -89,7 +103,8 @@ MANIFEST_SHAPE = Record(
      "live": Record({"producer_pid": Integer(1, 1 << 32), "block_time": Integer(1, 60),
                      "first_block": Integer(0, 1 << 64), "log": Text(),
                      "stream": Record({"lie": _LINE}, open=True)},
-                    open=True)},
+                    open=True),
+     "l2": _L2_SHAPE},
     open=True)
 MAX_MANIFEST_BYTES = 16 << 20
 
@@ -117,11 +132,20 @@ def port_is_free(port: int) -> bool:
     return True
 
 
+# What ``up`` runs on the L1 node after its history is built or resumed, before the beacon
+# starts: ``devnet up --l2`` passes recompute.devnet.l2_lifecycle.extension (its processes'
+# pid files are stopped by ``down``: L2_HELPERS).
+Extension = Callable[[Path, Anvil, dict[str, Any]], None]
+L2_HELPERS = ("l2-lie", "l2-anvil")
+
+
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
        fresh: bool = False, live: LiveOptions | None = None,
-       preferred_port: int | None = None) -> tuple[dict[str, Any], bool]:
+       preferred_port: int | None = None,
+       extension: Extension | None = None) -> tuple[dict[str, Any], bool]:
     """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
-    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py).
+    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py); ``extension``
+    adds to the chain and the manifest (the L2).
 
     ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
     is free, else any free port."""
@@ -135,7 +159,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
     state_dir.mkdir(parents=True, exist_ok=True)
     registry.record(state_dir)
     try:
-        return _up(state_dir, port, live, preferred_port), True
+        return _up(state_dir, port, live, preferred_port, extension), True
     except BaseException:  # a failed up leaves no process, and no folder it made
         down(state_dir)
         if created:
@@ -144,7 +168,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
 
 
 def _up(state_dir: Path, port: int | None, live: LiveOptions | None,
-        preferred_port: int | None) -> dict[str, Any]:
+        preferred_port: int | None, extension: Extension | None) -> dict[str, Any]:
     state_file = state_dir / "state.json"
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
@@ -162,6 +186,8 @@ def _up(state_dir: Path, port: int | None, live: LiveOptions | None,
             (state_dir / "anvil.pid").unlink(missing_ok=True)
             raise
         manifest["port"] = node.port
+    if extension is not None:  # a failure: up's own handler stops everything
+        extension(state_dir, node, manifest)
     manifest["state_dir"] = str(state_dir.resolve())
     manifest.pop("live", None)
     if live is None:
@@ -172,8 +198,7 @@ def _up(state_dir: Path, port: int | None, live: LiveOptions | None,
         manifest["beacon"] = start_beacon(state_dir, node.url,
                                           live.block_time if live is not None else None)
     except DevnetError:
-        node.stop()
-        (state_dir / "anvil.pid").unlink(missing_ok=True)
+        down(state_dir)  # the anvil and whatever the extension started
         raise
     _write_manifest(state_dir, manifest)
     node.process = None  # detached: it outlives us; `down` stops it by pid
@@ -338,9 +363,9 @@ def _gone_within(pid: int, timeout: float) -> bool:
     return False
 
 
-def _stop_helper(state_dir: Path, name: str = "beacon") -> int | None:
-    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer, …);
-    its pid when it was running."""
+def _stop_helper(state_dir: Path, name: str = "beacon", timeout: float = 5.0) -> int | None:
+    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer, the
+    L2's, …), SIGKILL after ``timeout`` seconds; its pid when it was running."""
     pid_file = state_dir / f"{name}.pid"
     if not pid_file.is_file():
         return None
@@ -350,7 +375,7 @@ def _stop_helper(state_dir: Path, name: str = "beacon") -> int | None:
         pid = None
     running = pid is not None and pid > 1 and _pid_alive(pid)
     if running and pid is not None:
-        _stop_pid(pid, 5.0)
+        _stop_pid(pid, timeout)
     pid_file.unlink(missing_ok=True)
     return pid if running else None
 
@@ -408,10 +433,12 @@ def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> list[str
     state_dir = Path(state_dir)
     stopped: list[str] = []
     helpers = sorted(p.stem for p in state_dir.glob("*.pid") if p.stem != "anvil")
+    # the producer first (it mines on the node); an L2's anvil dumps its state (more time)
     for name in sorted(helpers, key=lambda n: n != "producer"):
-        pid = _stop_helper(state_dir, name)
+        pid = _stop_helper(state_dir, name, timeout if name in L2_HELPERS else 5.0)
         if pid is not None:
             stopped.append(f"{name} (pid {pid})")
+    shutil.rmtree(state_dir / "l2-anvil-cache", ignore_errors=True)
     pid = running_pid(state_dir)
     if pid is not None:
         os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM

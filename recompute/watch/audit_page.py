@@ -271,7 +271,15 @@ def _anchor_section(facts: AuditFacts) -> str:
                     for k, v in rows)
     said = "".join(f"<p>{text(s)}</p>" for s in anchor_sentences(facts.anchor))
     kind = "unverifiable" if facts.anchor.get("method") == "single-rpc" else "said"
-    return (f'<section id="anchor"><h2>Anchor: what the verdicts rest on</h2>'
+    banner = ""
+    if facts.anchor.get("method") == "op-stack":  # an L2 block: its game's tier (docs/l2.md)
+        tier = str(facts.anchor.get("tier", "?"))
+        tone = "good" if tier == "final" else "unverifiable"
+        banner = (f'<p class="banner {tone}">L2 TIER {text(tier.upper())}: pinned through '
+                  f'L1 by a dispute game that is {text(tier)}'
+                  + ("" if tier == "final" else ", not final: its root claim can still be "
+                     "overturned") + ".</p>")
+    return (f'<section id="anchor"><h2>Anchor: what the verdicts rest on</h2>{banner}'
             f'<div class="anchor {kind}">{said}</div>'
             f'<table class="facts">{cells}</table></section>')
 

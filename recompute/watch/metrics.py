@@ -54,7 +54,13 @@ FAMILIES = {
                                       "--max-anchor-age (once per outage).", ()),
     "orphaned_blocks_total": ("counter", "Verified blocks that a reorg orphaned.", ()),
     "retracted_final_lines_total": ("counter", "Final lines about blocks a reorg deeper than "
-                                               "--confirmations orphaned.", ()),
+                                               "--confirmations orphaned, or an L2 game "
+                                               "lost after they rested on it.", ()),
+    "l2_retractions_total": ("counter", "L2: games lost (blacklisted, CHALLENGER_WINS, retired, "
+                                        "type no longer respected) after lines rested on them, "
+                                        "by reason.", ("reason",)),
+    "l2_game_block": ("gauge", "L2: the L2 block of the newest game lines rest on, by its tier "
+                               "(final, resolved, proposed).", ("tier",)),
     "blocks_total": ("counter", "Block evaluations completed.", ()),
     "evaluation_seconds": ("histogram", "Seconds from a block's anchoring to its lines, follow "
                                         "mode.", ()),

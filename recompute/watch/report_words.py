@@ -84,6 +84,10 @@ def _int(value: object) -> int | None:
     return None
 
 
+def _table(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def anchor_sentences(anchor: Mapping[str, Any]) -> list[str]:
     """What the anchor pinned and what that trusts, in sentences."""
     method = str(anchor.get("method", "?"))
@@ -108,6 +112,13 @@ def anchor_sentences(anchor: Mapping[str, Any]) -> list[str]:
     elif method == "quorum":
         said.append(f"Confirmed by {anchor.get('quorum')} endpoints that returned the same "
                     "header; trusts that they are not all lying together.")
+    elif method == "op-stack":
+        game = _table(anchor.get("game"))
+        l1_anchor = _table(_table(anchor.get("l1")).get("anchor"))
+        said.append(f"An L2 block pinned through L1: the dispute game {game.get('address')} "
+                    f"({game.get('status')}, tier {anchor.get('tier')}) claims the output root "
+                    f"{anchor.get('output_root')} for L2 block {game.get('l2_block_number')}, "
+                    f"proven in L1 state pinned by {l1_anchor.get('method', '?')}.")
     if "quorum" in anchor and method != "quorum":
         said.append(f"Confirmed by a quorum of {anchor.get('quorum')} endpoints.")
     if anchor.get("trusts") and method not in ("block-hash", "single-rpc"):

@@ -182,7 +182,9 @@ class Sink:
             self.hook.alert(line)
 
     def event(self, event: JsonObject) -> None:
-        retracted = sum(self._final_lines.pop(h, 0) for h in event.get("final_orphaned", ()))
+        # a reorg's orphaned blocks, or an L2 game's retracted ones (docs/l2.md §Watch)
+        gone = [*event.get("final_orphaned", ()), *event.get("final_retracted", ())]
+        retracted = sum(self._final_lines.pop(h, 0) for h in gone)
         if retracted:
             self.metrics.inc("retracted_final_lines_total", retracted)
         self._write([event])
