@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from recompute.disk.whole_file import write_whole
+
 MAX_REQUEST_BYTES = 1 << 20
 MAX_REPLY_BYTES = 64 << 20
 UPSTREAM_TIMEOUT = 30.0
@@ -104,10 +106,8 @@ def main(argv: list[str] | None = None) -> None:
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    temporary = args.out.with_name(args.out.name + ".tmp")
-    temporary.write_text(json.dumps({"url": url, "pid": os.getpid(),
-                                     "address": args.address.lower()}))
-    os.replace(temporary, args.out)
+    write_whole(args.out, json.dumps({"url": url, "pid": os.getpid(),
+                                      "address": args.address.lower()}))
     stop.wait()
     httpd.shutdown()
 

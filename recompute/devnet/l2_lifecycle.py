@@ -28,6 +28,7 @@ from recompute.devnet.lifecycle import (
     read_manifest,
     running_pid,
 )
+from recompute.disk.whole_file import write_whole
 
 LIE_REGISTRY = "AgentMeditationRegistry"  # the contract the lying L2 node lies about
 DEFAULT_L2_PORT = 9545  # the OP stack's local devnets serve their L2 there
@@ -106,7 +107,7 @@ def _start(state_dir: Path, port: int | None) -> Anvil:
     except RuntimeError as exc:
         raise DevnetError(f"the L2 anvil did not start ({exc}); see "
                           f"{state_dir / 'l2-anvil.log'}") from None
-    (state_dir / "l2-anvil.pid").write_text(f"{node.pid}\n")
+    write_whole(state_dir / "l2-anvil.pid", f"{node.pid}\n")
     node.process = None  # detached: `down` stops it by pid
     return node
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from recompute.disk.whole_file import write_whole
+
 MAX_BYTES = 1 << 20  # far more than any user's devnets
 MAX_ENTRIES = 1000
 
@@ -53,8 +55,6 @@ def _write(folders: list[Path]) -> None:
     path = registry_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        temporary.write_text("".join(f"{folder}\n" for folder in folders[-MAX_ENTRIES:]))
-        os.replace(temporary, path)
+        write_whole(path, "".join(f"{folder}\n" for folder in folders[-MAX_ENTRIES:]))
     except OSError:
         pass  # no registry: `down` still stops the folder it is given

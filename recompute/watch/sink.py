@@ -109,9 +109,11 @@ class Sink:
             self.err.flush()
 
     def progress(self, text: str) -> None:
-        """A progress bar: rewritten in place (``\\r``), no newline."""
+        """A progress bar: rewritten in place (``\\r``); the line ends only where ``text``
+        ends with one (the last bar)."""
+        bar = text.rstrip("\n")
         with self._lock:
-            self.err.write("\r" + visible(text))
+            self.err.write("\r" + visible(bar) + text[len(bar):])
             self.err.flush()
 
     def evaluated(self, lines: list[Line]) -> None:
