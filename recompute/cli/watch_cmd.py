@@ -51,6 +51,7 @@ from recompute.watch.metrics import Metrics, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
+from recompute.watch.sparse import check_below, every_blocks, parse_blocks, sparse_facts
 from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
 
 if TYPE_CHECKING:
@@ -83,6 +84,11 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--from", "from_text", metavar="N",
               help="First block (default: the head). With --to: audit N..M.")
 @click.option("--to", "to_text", metavar="M", help="Last block of a range audit.")
+@click.option("--blocks", "blocks_texts", multiple=True, metavar="LIST",
+              help="A sparse audit: only these blocks (comma-separated, repeatable), each "
+                   "proven from the pinned block (--to M, else the pin) as --history says.")
+@click.option("--every", type=int, metavar="N",
+              help="A sparse audit of every N-th block of --from A --to M.")
 @click.option("--confirmations", type=int, default=2, show_default=True, metavar="C",
               help="A block's lines are final once C blocks are verified on top of it.")
 @click.option("--metrics-port", type=int, metavar="P",
@@ -132,7 +138,8 @@ def _block_number(text: str | None, option: str) -> int | None:
 @csv_option
 @beacon_options
 def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
-                  confirmations: int, metrics_port: int | None, on_bad: str | None,
+                  blocks_texts: tuple[str, ...], every: int | None, confirmations: int,
+                  metrics_port: int | None, on_bad: str | None,
                   webhook_url: str | None, webhook_format: str, poll: float, max_backoff: float,
                   max_blocks: int | None, start_timeout: float, workers: int,
                   processes: int | None, cluster: str | None, cluster_ca: str | None,
@@ -144,15 +151,14 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
     checks = load_config(config_path, list(recipe_paths))
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
-    _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
-                   workers, chain.quorum)
+    sparse = sparse_blocks(blocks_texts, every, first, last, processes, cluster, store_path)
+    _check_options(first if sparse is None else sparse[0], last, confirmations, poll,
+                   max_backoff, start_timeout, max_blocks, workers, chain.quorum)
     quorum = chain.quorum
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
-    if (html_path or csv_path) and ((last is None and not resume) or stored_follow):
-        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
-                         "store's report: recompute audit report --store PATH --html FILE")
-    files = ReportFiles(html_path, csv_path)
+    files = _report_files(html_path, csv_path, (last is None and not resume and sparse is None)
+                          or stored_follow)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
@@ -176,7 +182,7 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     _on_signals(stop)
     evaluator = BlockEvaluator(checks, reference)
     anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
-                     clock)
+                     clock, "latest" if sparse is None else "finalized")
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
@@ -186,7 +192,10 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
         if stored_follow and store_path is not None:
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
             recording = sink
-        if last is None and not (resume and not stored_follow):
+        if sparse is not None:
+            code = _audit(evaluator, sink, anchor, sources[0], sparse[0], confirmations,
+                          workers, stop, files, config_path, sparse, chain.history or "auto")
+        elif last is None and not (resume and not stored_follow):
             follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
                                 stop=stop, heads=heads,
@@ -241,6 +250,37 @@ def _check_options(first: int | None, last: int | None, confirmations: int, poll
         raise UsageError("--quorum must be at least 1")
 
 
+def _report_files(html_path: str | None, csv_path: str | None, following: bool) -> ReportFiles:
+    if (html_path or csv_path) and following:
+        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
+                         "store's report: recompute audit report --store PATH --html FILE")
+    return ReportFiles(html_path, csv_path)
+
+
+def sparse_blocks(texts: tuple[str, ...], step: int | None, first: int | None,
+                  last: int | None, processes: int | None, cluster: str | None,
+                  store_path: str | None) -> list[int] | None:
+    """The blocks of a sparse audit (``--blocks``, or ``--every`` over ``--from/--to``), checked
+    before any node is asked; None for any other run."""
+    if not texts and step is None:
+        return None
+    if texts and step is not None:
+        raise UsageError("--blocks and --every are two ways to name the blocks: give one")
+    if processes is not None or cluster is not None or store_path is not None:
+        raise UsageError("--blocks and --every audit in one process: no --processes, "
+                         "--cluster or --store")
+    if texts:
+        if first is not None:
+            raise UsageError("--blocks names its blocks: give no --from (--to M pins the top)")
+        numbers = parse_blocks(texts)
+        if last is not None:
+            check_below(numbers, last)
+        return numbers
+    if first is None or last is None:
+        raise UsageError("--every N needs --from A --to M (the blocks A, A+N, … up to M)")
+    return every_blocks(first, last, step if step is not None else 1)
+
+
 def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
                         quorum: int | None, processes: int | None, cluster: str | None,
                         store_path: str | None) -> None:
@@ -276,13 +316,14 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
 def _anchor(sources: list[SharedSource], session: LightClientSession | None,
             light_client: LightClientRequest | None, anchored_number: int | None,
             pinned: bytes | None, quorum: int | None, check: bytes | None,
-            clock: Clock) -> Callable[[], AnchoredBlock]:
+            clock: Clock, tag: str = "latest") -> Callable[[], AnchoredBlock]:
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
-    pins (docs/design.md §Anchors), its age by ``clock``."""
+    pins (docs/design.md §Anchors), its age by ``clock``; without a number, the light client's
+    block ``tag`` (a sparse audit: the finalized one) or the node's latest."""
 
     def anchor() -> AnchoredBlock:
         if session is not None and light_client is not None:  # the light client pins it
-            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
+            block = parse_lc_block(tag if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
                                    clock)
         return anchor_block(sources, block="latest" if anchored_number is None
@@ -335,17 +376,20 @@ def _close(store: Store | None, session: LightClientSession | None, hook: Hooks 
 
 def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredBlock],
            source: SharedSource, first: int, confirmations: int, workers: int,
-           stop: threading.Event, files: ReportFiles, config_path: str) -> int:
+           stop: threading.Event, files: ReportFiles, config_path: str,
+           sparse: list[int] | None = None, history: str = "auto") -> int:
     try:
         head = source.block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
     top = anchor()
+    if sparse is not None:
+        check_below(sparse, top.number)
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
     if files.wanted:
         checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
         files.start((c.name, c.healthy) for c in evaluator.checks)
-    summary = auditor.run(top, first, head)
+    summary = auditor.run(top, first, head, sparse, history)
     for row in summary.table():
         sink.note(row)
     if auditor.interrupted_at is not None:
@@ -359,6 +403,8 @@ def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredB
             notes=[f"every block below {top.number} is tied to it by parentHash links"],
             retraction_note="The blocks were tied to the pinned block by parent links before "
                             "they were evaluated: every line stands.")
+        if sparse is not None:
+            facts = sparse_facts(facts, sparse, top.number, history)
         for note in files.finish(facts, summary):
             sink.note(note)
     return summary.exit_code()

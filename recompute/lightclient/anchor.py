@@ -3,8 +3,9 @@
 
 ``--block finalized`` (the default) is the store's finalized execution block; ``--block
 latest`` the newest optimistic header signed by 2/3 of the sync committee; ``--block N`` at
-or below one of them is reached by re-hashed parentHash links down from the lowest of the two
-that covers it (as ``--checkpoint`` does). The evidence records what the pin rests on: the
+or below one of them is reached from the lowest of the two that covers it
+(:func:`recompute.core.hops.reach`: hops through the history storage contract, or re-hashed
+parentHash links as ``--checkpoint`` walks). The evidence records what the pin rests on: the
 trusted root, the finalized beacon slot and root, the sync-committee period and the
 participation of the last signature applied.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from recompute.core.anchor import AnchoredBlock, PayloadHeader, aged, by_payload_header
 from recompute.core.clock import SYSTEM, Clock, span
 from recompute.core.errors import OptionError, Unverifiable, literal
+from recompute.core.hops import reach
 from recompute.core.source import ProofSource
 from recompute.lightclient.sync import ExecutionHeader, LightClientStore, execution_header
 
@@ -88,13 +90,15 @@ def choose(store: LightClientStore, block: int | str | None) -> tuple[ExecutionH
 
 
 def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: bytes,
-                    block: int | str | None = None, clock: Clock = SYSTEM) -> AnchoredBlock:
+                    block: int | str | None = None, clock: Clock = SYSTEM,
+                    history: str = "auto") -> AnchoredBlock:
     """Anchor ``block`` (see module doc) by a synced store; proofs come from ``source``.
 
     The header it starts from must be recent by ``clock`` (:func:`check_current`): a beacon
     node that withholds updates keeps the store on an old, validly signed header, and that
     must not pick the block a verdict is about. ``--block N`` below the finalized header is
-    final whatever the store's age: judged as asked, its age recorded."""
+    final whatever the store's age: judged as asked, its age recorded. ``history`` is how a
+    block below the signed one is reached (:func:`recompute.core.hops.reach`)."""
     pinned, down_to = choose(store, block)
     if not (isinstance(block, int) and pinned.finalized):
         check_current(store, pinned, clock)
@@ -102,7 +106,8 @@ def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: 
     if not isinstance(block, int):  # a tag (finalized, safe, latest): who decided its block
         detail["tag"] = block or "finalized"
         detail["tag_decided_by"] = "light-client"
-    return aged(by_payload_header(source, payload_header(pinned), detail, down_to), clock)
+    top = by_payload_header(source, payload_header(pinned), detail)
+    return aged(top if down_to is None else reach(top, down_to, history), clock)
 
 
 def check_current(store: LightClientStore, pinned: ExecutionHeader, clock: Clock) -> None:

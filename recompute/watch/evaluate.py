@@ -94,7 +94,8 @@ def anchor_summary(block: AnchoredBlock) -> JsonObject:
     node's word unless ``confirmed_by`` lists a quorum), and the pin it hangs from."""
     detail = block.anchor.detail
     out: JsonObject = {"method": block.anchor.method}
-    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by"):
+    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by",
+                "pinned_number", "history_path"):
         if key in detail:
             out[key] = detail[key]
     return out
