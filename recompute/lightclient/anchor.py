@@ -20,14 +20,7 @@ from recompute.core.errors import OptionError, Unverifiable, literal
 from recompute.core.hops import reach
 from recompute.core.source import ProofSource
 from recompute.lightclient.sync import ExecutionHeader, LightClientStore, execution_header
-
-# consensus-specs phase0 §Configuration MIN_VALIDATOR_WITHDRAWABILITY_DELAY: the floor of
-# compute_weak_subjectivity_period (phase0 and electra weak-subjectivity guides: the period is
-# this plus a churn term that depends on the total stake, which a light client does not
-# know). A trusted root older than this many epochs is refused unless
-# --accept-old-checkpoint: a fixed bound never longer than the true period (about 3,500
-# epochs on mainnet since electra), so conservative: 27.3 hours on mainnet.
-MIN_VALIDATOR_WITHDRAWABILITY_DELAY = 256
+from recompute.lightclient.weak_subjectivity import network_period_epochs, network_period_seconds
 
 # The block tags a light client can answer (the execution API's names): ``safe`` is served
 # by the finalized block, which is at least as safe.
@@ -136,20 +129,16 @@ def check_current(store: LightClientStore, pinned: ExecutionHeader, clock: Clock
                               f"slot {pinned.beacon_slot}{slots})"), option)
 
 
-def weak_subjectivity_seconds(store: LightClientStore) -> int:
-    network = store.network
-    return MIN_VALIDATOR_WITHDRAWABILITY_DELAY * network.slots_per_epoch * network.seconds_per_slot
-
-
 def check_checkpoint(store: LightClientStore, clock: Clock, what: str = "trusted root") -> None:
     """A store bootstrapped from (or resumed at) a header older than the weak-subjectivity
     period is refused (``stale-anchor``) unless ``clock.accept_old_checkpoint``: past it, a
     committee that has since withdrawn its stake could sign another history unpunished
-    (consensus-specs phase0 weak-subjectivity guide)."""
+    (consensus-specs phase0 and electra weak-subjectivity guides; the period per network:
+    :mod:`recompute.lightclient.weak_subjectivity`)."""
     if clock.accept_old_checkpoint:
         return
     header = execution_header(store.network, store.finalized_header, finalized=True)
-    bound = weak_subjectivity_seconds(store)
+    bound = network_period_seconds(store.network, header.beacon_slot)
     age = clock.age(header.timestamp)
     if age > bound:
         raise Unverifiable(
@@ -157,6 +146,7 @@ def check_checkpoint(store: LightClientStore, clock: Clock, what: str = "trusted
             literal(f"the {what} (beacon slot {header.beacon_slot}, block {header.block_number}) "
                     f"is {span(age)} old by the {clock.kind} clock, more than the "
                     f"weak-subjectivity bound {span(bound)} "
-                    f"({MIN_VALIDATOR_WITHDRAWABILITY_DELAY} epochs): take a recent trusted "
+                    f"({network_period_epochs(store.network, header.beacon_slot)} epochs): "
+                    "take a recent trusted "
                     "root, or give ") + "{accept_old_checkpoint} if you know this one is safe",
             ("accept_old_checkpoint",))
