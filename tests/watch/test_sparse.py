@@ -106,3 +106,32 @@ def test_a_block_above_the_pin_found_after_anchoring_is_a_usage_error(devnet):
     assert done.returncode == 64, done.stderr
     assert f"block {first['number'] + 1} is above the pinned block {first['number']}" \
         in done.stderr.strip().splitlines()[-1]
+
+
+def test_every_moment_from_one_light_client_pin_agrees(sparse):
+    """The same sparse audit pinned by the light client (the devnet beacon chain over the
+    devnet's blocks; its newest signed block is the last moment, ``--to`` it): the same
+    lines, each block proven by one hop from the signed block's state."""
+    from recompute.devnet.anvil import rpc_call
+    from recompute.devnet.beacon import DevnetBeaconServer
+
+    node, top = sparse["node"], sparse["top"]
+    blocks = [rpc_call(node.url, "eth_getBlockByNumber", [hex(n), False])
+              for n in range(top + 1)]  # the last (the top moment) is the signed head
+    with DevnetBeaconServer(blocks) as beacon:
+        code, lines, err = watch(
+            "--rpc", node.url, "--config", str(EXAMPLE), "--beacon", beacon.url,
+            "--trusted-root", "0x" + beacon.trusted_block_root.hex(), "--network", "devnet",
+            "--at", str(int(blocks[top]["timestamp"], 16) + 60), "--accept-old-checkpoint",
+            "--to", str(top), "--blocks", ",".join(map(str, sparse["moments"])),
+            "--confirmations", "0")
+    assert code == sparse["code"], err
+
+    def said(line: dict) -> tuple:
+        return (line["block"], line["check"], line["hash"], line["verdict"], line["reason"],
+                line.get("evidence_digest"))
+
+    assert [said(x) for x in lines] == [said(x) for x in sparse["lines"]]
+    below = [x for x in lines if x["block"] != top]
+    assert below and all(x["anchor"]["method"] == "light-client" for x in lines)
+    assert all(x["anchor"]["history_path"]["hops"][0]["from_block"] == top for x in below)
