@@ -11,6 +11,7 @@ one machine).
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
@@ -37,6 +38,7 @@ from recompute.cli.recipes_cmd import RECIPES_OPTION
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.hops import reach
 from recompute.core.verdict import EXIT_GOOD
 from recompute.lightclient.anchor import by_light_client, check_current, payload_header
 from recompute.recipes.framework import named_recipe_paths
@@ -182,7 +184,7 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     _on_signals(stop)
     evaluator = BlockEvaluator(checks, reference)
     anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
-                     clock, "latest" if sparse is None else "finalized")
+                     clock, "latest" if sparse is None else "finalized", chain.history or "auto")
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
@@ -316,19 +318,22 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
 def _anchor(sources: list[SharedSource], session: LightClientSession | None,
             light_client: LightClientRequest | None, anchored_number: int | None,
             pinned: bytes | None, quorum: int | None, check: bytes | None,
-            clock: Clock, tag: str = "latest") -> Callable[[], AnchoredBlock]:
+            clock: Clock, tag: str = "latest",
+            history: str = "auto") -> Callable[[], AnchoredBlock]:
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
     pins (docs/design.md §Anchors), its age by ``clock``; without a number, the light client's
-    block ``tag`` (a sparse audit: the finalized one) or the node's latest."""
+    block ``tag`` (a sparse audit: the finalized one) or the node's latest; a block below the
+    light client's or the checkpoint's reached as ``history`` says."""
 
     def anchor() -> AnchoredBlock:
         if session is not None and light_client is not None:  # the light client pins it
             block = parse_lc_block(tag if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
-                                   clock)
+                                   clock, history)
         return anchor_block(sources, block="latest" if anchored_number is None
                             else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check, clock=clock)
+                            checkpoint=check, clock=clock,
+                            reach=functools.partial(reach, mode=history))
 
     return anchor
 

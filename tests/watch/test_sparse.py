@@ -135,3 +135,22 @@ def test_every_moment_from_one_light_client_pin_agrees(sparse):
     below = [x for x in lines if x["block"] != top]
     assert below and all(x["anchor"]["method"] == "light-client" for x in lines)
     assert all(x["anchor"]["history_path"]["hops"][0]["from_block"] == top for x in below)
+
+
+def test_under_a_checkpoint_the_top_and_the_blocks_are_reached_by_hops(sparse):
+    node, top, moments = sparse["node"], sparse["top"], sparse["moments"]
+    low, mid, to = moments[1], moments[2], moments[-2]
+    head = next(x["hash"] for x in sparse["lines"] if x["block"] == top)
+    code, lines, err = watch("--rpc", node.url, "--config", str(EXAMPLE), "--checkpoint", head,
+                             "--to", str(to), "--blocks", f"{low},{mid},{to}",
+                             "--confirmations", "0")
+    assert code in (0, 1, 2), err
+    expected = {(x["block"], x["check"]): x["evidence_digest"] for x in sparse["lines"]
+                if x["block"] in (low, mid, to)}
+    assert {(x["block"], x["check"]): x["evidence_digest"] for x in lines} == expected
+    at_to = next(x["anchor"] for x in lines if x["block"] == to)
+    assert at_to["method"] == "checkpoint"
+    assert at_to["history_path"]["hops"][0]["from_block"] == top
+    line = next(x for x in lines if x["block"] == low)
+    assert line["anchor"]["history_path"]["hops"] == [
+        {"from_block": to, "block": low, "slot": low, "hash": line["hash"]}]
