@@ -35,6 +35,7 @@ from recompute.cli.clock_options import current_clock
 from recompute.cli.flags import flag
 from recompute.cli.options import Chain, connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
+from recompute.cli.sparse_blocks import check_below, sparse_blocks
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
@@ -53,7 +54,7 @@ from recompute.watch.metrics import Metrics, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
-from recompute.watch.sparse import check_below, every_blocks, parse_blocks, sparse_facts
+from recompute.watch.sparse import sparse_facts
 from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
 
 if TYPE_CHECKING:
@@ -257,30 +258,6 @@ def _report_files(html_path: str | None, csv_path: str | None, following: bool) 
         raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
                          "store's report: recompute audit report --store PATH --html FILE")
     return ReportFiles(html_path, csv_path)
-
-
-def sparse_blocks(texts: tuple[str, ...], step: int | None, first: int | None,
-                  last: int | None, processes: int | None, cluster: str | None,
-                  store_path: str | None) -> list[int] | None:
-    """The blocks of a sparse audit (``--blocks``, or ``--every`` over ``--from/--to``), checked
-    before any node is asked; None for any other run."""
-    if not texts and step is None:
-        return None
-    if texts and step is not None:
-        raise UsageError("--blocks and --every are two ways to name the blocks: give one")
-    if processes is not None or cluster is not None or store_path is not None:
-        raise UsageError("--blocks and --every audit in one process: no --processes, "
-                         "--cluster or --store")
-    if texts:
-        if first is not None:
-            raise UsageError("--blocks names its blocks: give no --from (--to M pins the top)")
-        numbers = parse_blocks(texts)
-        if last is not None:
-            check_below(numbers, last)
-        return numbers
-    if first is None or last is None:
-        raise UsageError("--every N needs --from A --to M (the blocks A, A+N, … up to M)")
-    return every_blocks(first, last, step if step is not None else 1)
 
 
 def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
