@@ -11,12 +11,15 @@ typed entry to the trust flow: anchor a block, then prove, read, step or replay 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from recompute.core import anchor as _anchor
+from recompute.core import clock as _clock
+from recompute.core import hops as _hops
 from recompute.core import prover as _prover
 from recompute.core.anchor import Anchor, AnchoredBlock
 from recompute.core.clock import Clock
@@ -59,13 +62,15 @@ def _hash(value: object, name: str) -> bytes:
 
 def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = None,
                  block_hash: bytes | str | None = None, quorum: int | None = None,
-                 checkpoint: bytes | str | None = None, clock: Clock | None = None
-                 ) -> AnchoredBlock:
+                 checkpoint: bytes | str | None = None, clock: Clock | None = None,
+                 history: str = "auto") -> AnchoredBlock:
     """Anchor one block (docs/design.md §Anchors): ``block`` a number (int, decimal or 0x text)
     or a tag (``latest``, ``safe``, ``finalized``, ``earliest``); pinned by ``block_hash``, a
     ``checkpoint`` above it, or a ``quorum`` of the sources agreeing. ``clock`` (the system
     clock unless given) dates the block: a tag's block older than its ``max_anchor_age`` is
-    ``stale-anchor``."""
+    ``stale-anchor``. ``history`` is how a block below a ``checkpoint`` is proven: ``auto``
+    (hops through the history storage contract, else the header walk), ``hops`` or ``walk``
+    (:func:`recompute.core.hops.reach`)."""
     if isinstance(block, bool) or (block is not None and not isinstance(block, (int, str))):
         raise ArgumentError(f"block: {block!r} is not a block number or tag")
     if isinstance(block, str) and block not in BLOCK_TAGS:
@@ -79,7 +84,8 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
         block_hash=None if block_hash is None else _hash(block_hash, "block_hash"),
         quorum=quorum,
         checkpoint=None if checkpoint is None else _hash(checkpoint, "checkpoint"),
-        **({} if clock is None else {"clock": clock}))
+        clock=_clock.SYSTEM if clock is None else clock,
+        reach=functools.partial(_hops.reach, mode=history))
 
 
 def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: bytes | str,

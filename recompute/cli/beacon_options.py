@@ -224,7 +224,8 @@ class LightClientSession:
 
 
 def light_client_anchor(source: ProofSource, request: LightClientRequest,
-                        block_text: str | None, clock: Clock = SYSTEM) -> AnchoredBlock:
+                        block_text: str | None, clock: Clock = SYSTEM,
+                        history: str = "auto") -> AnchoredBlock:
     """Sync, then anchor ``--block`` (finalized by default) by the light client, judged
     current by ``clock`` (stale-anchor otherwise)."""
     from recompute.lightclient.anchor import by_light_client
@@ -235,4 +236,4 @@ def light_client_anchor(source: ProofSource, request: LightClientRequest,
         store = session.sync()
     finally:
         session.close()
-    return by_light_client(source, store, request.trusted_root, block, clock)
+    return by_light_client(source, store, request.trusted_root, block, clock, history)

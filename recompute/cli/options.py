@@ -27,9 +27,10 @@ from recompute.cli.beacon_options import (
 )
 from recompute.cli.clock_options import clock_options, current_clock
 from recompute.cli.l2_options import L2Options, given_l2_options, l2_anchor, l2_options
-from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
+from recompute.core.anchor import AnchoredBlock, Reach, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
+from recompute.core.hops import MODES, reach
 from recompute.sources.live import LiveSource
 
 ENV_RPC = "ETH_RPC_URL"
@@ -47,6 +48,7 @@ class Chain:
     quorum: int | None = None
     checkpoint: str | None = None
     rpc_timeout: float | None = None
+    history: str | None = None  # how a block below the pinned one is reached (core.hops)
     light_client_options: LightClientOptions = LightClientOptions()  # --beacon and its kin
     l2_options: L2Options = L2Options()  # --l2-portal and the L1 anchor's --l1-* options
 
@@ -77,6 +79,11 @@ class Chain:
         """The light-client anchor's options, parsed; None without --beacon."""
         return self.light_client_options.request(self.rpc_timeout)
 
+    def reach(self) -> Reach:
+        """How a block below the pinned one is reached: :func:`recompute.core.hops.reach` in
+        the ``--history`` mode (auto by default)."""
+        return functools.partial(reach, mode=self.history or "auto")
+
     def anchor(self) -> AnchoredBlock:
         """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""
         return anchored_block(self)
@@ -97,7 +104,12 @@ def _anchor_options() -> list[Callable[[F], F]]:
         click.option("--quorum", type=int, metavar="K",
                      help="K of the endpoints must agree on the block hash."),
         click.option("--checkpoint", metavar="H",
-                     help="Trusted hash at or above the block; parentHash links walked down."),
+                     help="Trusted hash at or above the block; the block below it reached "
+                          "by --history."),
+        click.option("--history", type=click.Choice(MODES), metavar="auto|hops|walk",
+                     help="How a block below the pinned one is proven: hops through the "
+                          "history storage contract (EIP-2935), the header walk, or auto "
+                          "(hops, else the walk, said in the evidence). Default: auto."),
     ]
 
 
@@ -135,14 +147,14 @@ def chain_options(command: F) -> F:
         *_anchor_options(),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
-    names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
+    names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint", "history")
     return clock_options(beacon_options(l2_options(_bundle(command, decorators, names))))
 
 
 def connection_options(command: F) -> F:
     """-r/--rpc-url (repeatable), --rpc-timeout, --block-hash, --quorum, --checkpoint: for
     commands that name their blocks their own way (``watch --from/--to``)."""
-    names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint")
+    names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint", "history")
     return clock_options(_bundle(command, [*_rpc_options(" (repeat for a quorum)"),
                                            *_anchor_options()], names), follow=True)
 
@@ -179,7 +191,7 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
             raise UsageError("--beacon is an anchor of its own: give one --rpc (for the "
                              "proofs) and no --block-hash, --checkpoint or --quorum")
         return light_client_anchor(chain.sources()[0], light_client, chain.block,
-                                   current_clock())
+                                   current_clock(), chain.history or "auto")
     number = parse_block(chain.block)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
@@ -187,7 +199,7 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
         raise UsageError("--quorum must be at least 1")
     sources = chain.sources()
     return anchor_block(sources, block=number, block_hash=pinned, quorum=chain.quorum,
-                        checkpoint=check, clock=current_clock())
+                        checkpoint=check, clock=current_clock(), reach=chain.reach())
 
 
 def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:

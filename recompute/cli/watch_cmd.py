@@ -11,6 +11,7 @@ one machine).
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
@@ -36,9 +37,11 @@ from recompute.cli.l2_options import l2_options
 from recompute.cli.l2_watch import check_l2_watch, l2_follower, l2_top
 from recompute.cli.options import Chain, connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
+from recompute.cli.sparse_blocks import check_below, sparse_blocks
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.hops import reach
 from recompute.core.verdict import EXIT_GOOD
 from recompute.lightclient.anchor import (
     by_light_client,
@@ -59,6 +62,7 @@ from recompute.watch.metrics import Metrics, metrics_address, metrics_url, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
+from recompute.watch.sparse import sparse_facts
 from recompute.watch.webhook import Webhook, check_webhook_url
 
 if TYPE_CHECKING:
@@ -91,6 +95,11 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--from", "from_text", metavar="N",
               help="First block (default: the head). With --to: audit N..M.")
 @click.option("--to", "to_text", metavar="M", help="Last block of a range audit.")
+@click.option("--blocks", "blocks_texts", multiple=True, metavar="LIST",
+              help="A sparse audit: only these blocks (comma-separated, repeatable), each "
+                   "proven from the pinned block (--to M, else the pin) as --history says.")
+@click.option("--every", type=int, metavar="N",
+              help="A sparse audit of every N-th block of --from A --to M.")
 @click.option("--confirmations", type=int, default=2, show_default=True, metavar="C",
               help="A block's lines are final once C blocks are verified on top of it.")
 @click.option("--metrics-port", type=int, metavar="P",
@@ -143,8 +152,8 @@ def _block_number(text: str | None, option: str) -> int | None:
 @beacon_options
 @l2_options
 def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
-                  confirmations: int, metrics_port: int | None, metrics_addr: str,
-                  on_bad: str | None,
+                  blocks_texts: tuple[str, ...], every: int | None, confirmations: int,
+                  metrics_port: int | None, metrics_addr: str, on_bad: str | None,
                   webhook_url: str | None, webhook_format: str, poll: float, max_backoff: float,
                   max_blocks: int | None, start_timeout: float, workers: int,
                   processes: int | None, cluster: str | None, cluster_ca: str | None,
@@ -156,15 +165,14 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
     checks = load_config(config_path, list(recipe_paths))
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
-    _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
-                   workers, chain.quorum)
+    sparse = sparse_blocks(blocks_texts, every, first, last, processes, cluster, store_path)
+    _check_options(first if sparse is None else sparse[0], last, confirmations, poll,
+                   max_backoff, start_timeout, max_blocks, workers, chain.quorum)
     quorum = chain.quorum
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
-    if (html_path or csv_path) and ((last is None and not resume) or stored_follow):
-        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
-                         "store's report: recompute audit report --store PATH --html FILE")
-    files = ReportFiles(html_path, csv_path)
+    files = _report_files(html_path, csv_path, (last is None and not resume and sparse is None)
+                          or stored_follow)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
@@ -191,7 +199,8 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     _on_signals(stop)
     evaluator = BlockEvaluator(checks, reference)
     anchor = l2_top(chain, anchored_number) if l2 else _anchor(
-        sources, session, light_client, anchored_number, pinned, quorum, check, clock)
+        sources, session, light_client, anchored_number, pinned, quorum, check, clock,
+        "latest" if sparse is None else "finalized", chain.history or "auto")
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
@@ -201,7 +210,10 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
         if stored_follow and store_path is not None:
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
             recording = sink
-        if last is None and not (resume and not stored_follow):
+        if sparse is not None:
+            code = _audit(evaluator, sink, anchor, sources[0], sparse[0], confirmations,
+                          workers, stop, files, config_path, sparse, chain.history or "auto")
+        elif last is None and not (resume and not stored_follow):
             if l2:
                 l2_follower(chain, sources[0], evaluator, sink, first, poll=poll,
                             max_backoff=max_backoff, max_blocks=max_blocks, stop=stop,
@@ -267,6 +279,13 @@ def _check_options(first: int | None, last: int | None, confirmations: int, poll
         raise UsageError("--quorum must be at least 1")
 
 
+def _report_files(html_path: str | None, csv_path: str | None, following: bool) -> ReportFiles:
+    if (html_path or csv_path) and following:
+        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
+                         "store's report: recompute audit report --store PATH --html FILE")
+    return ReportFiles(html_path, csv_path)
+
+
 def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
                         quorum: int | None, processes: int | None, cluster: str | None,
                         store_path: str | None) -> None:
@@ -303,19 +322,23 @@ def _outputs(metrics_at: tuple[str, int | None], on_bad: str | None, webhook_url
 def _anchor(sources: list[SharedSource], session: LightClientSession | None,
             light_client: LightClientRequest | None, anchored_number: int | None,
             pinned: bytes | None, quorum: int | None, check: bytes | None,
-            clock: Clock) -> Callable[[], AnchoredBlock]:
+            clock: Clock, tag: str = "latest",
+            history: str = "auto") -> Callable[[], AnchoredBlock]:
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
-    pins (docs/design.md §Anchors), its age by ``clock``."""
+    pins (docs/design.md §Anchors), its age by ``clock``; without a number, the light client's
+    block ``tag`` (a sparse audit: the finalized one) or the node's latest; a block below the
+    light client's or the checkpoint's reached as ``history`` says."""
 
     def anchor() -> AnchoredBlock:
         if session is not None and light_client is not None:  # the light client pins it
-            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
+            block = parse_lc_block(tag if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
-                                   clock)
+                                   clock, history)
         try:
             return anchor_block(sources, block="latest" if anchored_number is None
                                 else anchored_number, block_hash=pinned, quorum=quorum,
-                                checkpoint=check, clock=clock)
+                                checkpoint=check, clock=clock,
+                                reach=functools.partial(reach, mode=history))
         except Unverifiable as exc:
             if anchored_number is None and "block" in exc.options:
                 raise _followed(exc) from None  # watch has no --block: it follows the head
@@ -376,17 +399,20 @@ def _close(store: Store | None, session: LightClientSession | None, hook: Hooks 
 
 def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredBlock],
            source: SharedSource, first: int, confirmations: int, workers: int,
-           stop: threading.Event, files: ReportFiles, config_path: str) -> int:
+           stop: threading.Event, files: ReportFiles, config_path: str,
+           sparse: list[int] | None = None, history: str = "auto") -> int:
     try:
         head = source.block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
     top = anchor()
+    if sparse is not None:
+        check_below(sparse, top.number)
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
     if files.wanted:
         checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
         files.start((c.name, c.healthy) for c in evaluator.checks)
-    summary = auditor.run(top, first, head)
+    summary = auditor.run(top, first, head, sparse, history)
     for row in summary.table():
         sink.note(row)
     if auditor.interrupted_at is not None:
@@ -400,6 +426,8 @@ def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredB
             notes=[f"every block below {top.number} is tied to it by parentHash links"],
             retraction_note="The blocks were tied to the pinned block by parent links before "
                             "they were evaluated: every line stands.")
+        if sparse is not None:
+            facts = sparse_facts(facts, sparse, top.number, history)
         for note in files.finish(facts, summary):
             sink.note(note)
     return summary.exit_code()

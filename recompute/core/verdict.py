@@ -60,6 +60,14 @@ class Reason(StrEnum):
                     "the block reached by a tag or the light client is older than the clock "
                     "allows (the maximum anchor age), or the trusted root is older than the "
                     "weak-subjectivity period")
+    HISTORY_UNREACHABLE = (
+        "history-unreachable",
+        "the block's hash is not in the history storage contract (EIP-2935) of any state a hop "
+        "reaches (a chain or block before Prague), and the header walk was not allowed")
+    HISTORY_CONTRACT_MISMATCH = (
+        "history-contract-mismatch",
+        "the account at the history storage contract's address does not hold the EIP-2935 "
+        "code: its storage proves no block hash")
     FUTURE_HEAD = ("future-head",
                    "a head's timestamp is later than the clock plus the allowed clock drift")
 

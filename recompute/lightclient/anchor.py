@@ -3,8 +3,9 @@
 
 ``--block finalized`` (the default) is the store's finalized execution block; ``--block
 latest`` the newest optimistic header signed by 2/3 of the sync committee; ``--block N`` at
-or below one of them is reached by re-hashed parentHash links down from the lowest of the two
-that covers it (as ``--checkpoint`` does). The evidence records what the pin rests on: the
+or below one of them is reached from the lowest of the two that covers it
+(:func:`recompute.core.hops.reach`: hops through the history storage contract, or re-hashed
+parentHash links as ``--checkpoint`` walks). The evidence records what the pin rests on: the
 trusted root, the finalized beacon slot and root, the sync-committee period and the
 participation of the last signature applied.
 """
@@ -16,16 +17,10 @@ from typing import Any
 from recompute.core.anchor import AnchoredBlock, PayloadHeader, aged, by_payload_header
 from recompute.core.clock import SYSTEM, Clock, span
 from recompute.core.errors import OptionError, Unverifiable, literal
+from recompute.core.hops import reach
 from recompute.core.source import ProofSource
 from recompute.lightclient.sync import ExecutionHeader, LightClientStore, execution_header
-
-# consensus-specs phase0 §Configuration MIN_VALIDATOR_WITHDRAWABILITY_DELAY: the floor of
-# compute_weak_subjectivity_period (phase0 and electra weak-subjectivity guides: the period is
-# this plus a churn term that depends on the total stake, which a light client does not
-# know). A trusted root older than this many epochs is refused unless
-# --accept-old-checkpoint: a fixed bound never longer than the true period (about 3,500
-# epochs on mainnet since electra), so conservative: 27.3 hours on mainnet.
-MIN_VALIDATOR_WITHDRAWABILITY_DELAY = 256
+from recompute.lightclient.weak_subjectivity import network_period_epochs, network_period_seconds
 
 # The block tags a light client can answer (the execution API's names): ``safe`` is served
 # by the finalized block, which is at least as safe.
@@ -94,7 +89,8 @@ def choose(store: LightClientStore, block: int | str | None, clock: Clock = SYST
 
 
 def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: bytes,
-                    block: int | str | None = None, clock: Clock = SYSTEM) -> AnchoredBlock:
+                    block: int | str | None = None, clock: Clock = SYSTEM,
+                    history: str = "auto") -> AnchoredBlock:
     """Anchor ``block`` (see module doc) by a synced store; proofs come from ``source``.
 
     The header it starts from must be recent by ``clock``, each by its own bound: the
@@ -104,7 +100,8 @@ def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: 
     that must not pick the block a verdict is about). ``--block N`` below the finalized header
     is final whatever the store's age: judged as asked, its age recorded. The evidence says
     which header and which bound decided (``judged_header``, ``age_bound``,
-    ``age_bound_s``)."""
+    ``age_bound_s``). ``history`` is how a block below the signed one is reached
+    (:func:`recompute.core.hops.reach`)."""
     pinned, down_to, bound = choose(store, block, clock)
     detail = evidence(store, trusted_root, pinned)
     detail.update(judged_header=_JUDGED[bound] if bound else None, age_bound=bound,
@@ -112,7 +109,8 @@ def by_light_client(source: ProofSource, store: LightClientStore, trusted_root: 
     if not isinstance(block, int):  # a tag (finalized, safe, latest): who decided its block
         detail["tag"] = block or "finalized"
         detail["tag_decided_by"] = "light-client"
-    return aged(by_payload_header(source, payload_header(pinned), detail, down_to), clock)
+    top = by_payload_header(source, payload_header(pinned), detail)
+    return aged(top if down_to is None else reach(top, down_to, history), clock)
 
 
 # which header a bound judges (the evidence's ``judged_header``)
@@ -181,20 +179,16 @@ def _slots_behind(store: LightClientStore, pinned: ExecutionHeader, clock: Clock
     return f", {lag} slots behind the current slot"
 
 
-def weak_subjectivity_seconds(store: LightClientStore) -> int:
-    network = store.network
-    return MIN_VALIDATOR_WITHDRAWABILITY_DELAY * network.slots_per_epoch * network.seconds_per_slot
-
-
 def check_checkpoint(store: LightClientStore, clock: Clock, what: str = "trusted root") -> None:
     """A store bootstrapped from (or resumed at) a header older than the weak-subjectivity
     period is refused (``stale-anchor``) unless ``clock.accept_old_checkpoint``: past it, a
     committee that has since withdrawn its stake could sign another history unpunished
-    (consensus-specs phase0 weak-subjectivity guide)."""
+    (consensus-specs phase0 and electra weak-subjectivity guides; the period per network:
+    :mod:`recompute.lightclient.weak_subjectivity`)."""
     if clock.accept_old_checkpoint:
         return
     header = execution_header(store.network, store.finalized_header, finalized=True)
-    bound = weak_subjectivity_seconds(store)
+    bound = network_period_seconds(store.network, header.beacon_slot)
     age = clock.age(header.timestamp)
     if age > bound:
         raise Unverifiable(
@@ -202,6 +196,7 @@ def check_checkpoint(store: LightClientStore, clock: Clock, what: str = "trusted
             literal(f"the {what} (beacon slot {header.beacon_slot}, block {header.block_number}) "
                     f"is {span(age)} old by the {clock.kind} clock, more than the "
                     f"weak-subjectivity bound {span(bound)} "
-                    f"({MIN_VALIDATOR_WITHDRAWABILITY_DELAY} epochs): take a recent trusted "
+                    f"({network_period_epochs(store.network, header.beacon_slot)} epochs): "
+                    "take a recent trusted "
                     "root, or give ") + "{accept_old_checkpoint} if you know this one is safe",
             ("accept_old_checkpoint",))

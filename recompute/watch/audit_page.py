@@ -65,6 +65,7 @@ class AuditFacts:
     notes: list[str] = field(default_factory=list)
     retractions: list[JsonObject] = field(default_factory=list)  # {from, to, reason, detail}
     retraction_note: str = ""  # why there can be none, when there are none
+    points: list[int] | None = None  # a sparse audit's blocks: marked on each timeline
 
 
 class AuditPage:
@@ -116,7 +117,7 @@ class AuditPage:
                 self._overview(facts, summary, first, last), _anchor_section(facts),
                 _summary_section(summary)]
         if first is not None and last is not None:
-            body.append(self._timelines(first, last))
+            body.append(self._timelines(first, last, facts.points))
         body += [self._findings(), _retractions(facts),
                  f"<footer>recompute {text(__version__)}: the verdicts are those of the "
                  "JSON lines; re-check any line with <code>recompute step … --block-hash "
@@ -171,14 +172,15 @@ class AuditPage:
                 "</p><ul class=\"found\">"
                 + "".join(f"<li>{text(f)}</li>" for f in found) + "</ul></section>")
 
-    def _timelines(self, first: int, last: int) -> str:
+    def _timelines(self, first: int, last: int, points: list[int] | None = None) -> str:
         out = ["<section id=\"timelines\"><h2>Verdicts and health, block by block</h2>",
                legend()]
         for name, timeline in self.timelines.items():
             healthy = self.healthy.get(name)
             said = (f" (healthy when {text(healthy.value)})" if healthy is not None else "")
             out.append(f'<figure class="check"><figcaption><span class="name">{text(name)}'
-                       f"</span>{said}</figcaption>{svg(timeline, name, first, last)}</figure>")
+                       f"</span>{said}</figcaption>{svg(timeline, name, first, last, points)}"
+                       "</figure>")
         out.append("</section>")
         return "".join(out)
 

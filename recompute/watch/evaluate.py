@@ -98,7 +98,8 @@ def anchor_summary(block: AnchoredBlock) -> JsonObject:
 def anchor_fields(method: str, detail: JsonObject) -> JsonObject:
     """:func:`anchor_summary` of an anchor given as its method and detail (a stored one)."""
     out: JsonObject = {"method": method}
-    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by"):
+    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by",
+                "pinned_number", "history_path"):
         if key in detail:
             out[key] = detail[key]
     if method == "op-stack":  # an L2 block: the game it rests on (docs/l2.md)
