@@ -379,6 +379,40 @@ def _pid_file(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
     return [call(read)]
 
 
+# ---- recipe parameter files (a Swarm Pack, a layer document) ---------------------------------
+
+
+def _pack(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
+    """``sai/charter --param pack=FILE``: the pack read, then hashed as the recipe hashes it."""
+    from recompute.recipes.sai_charter import load_pack, pack_digests
+
+    path = _write(scratch / "pack.json", data)
+    return [call(lambda: pack_digests(load_pack(path)))]
+
+
+def _document(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
+    """``amm/commitment --param document=FILE``: the recipe's plan up to its first reads."""
+    from recompute.recipes.framework import get_recipe
+
+    path = _write(scratch / "layer.json", data)
+    recipe = get_recipe("amm/commitment")
+
+    def plan() -> object:
+        params = recipe.parse_params({"subject": "0x" + "11" * 20, "layer": "0",
+                                      "document": str(path)})
+        return next(recipe.plan(params, None))
+
+    return [call(plan)]
+
+
+PACK = {"version": 1, "prev": None, "specHash": "0x" + "ab" * 32,
+        "objective": {"goal": "Prove lemma 3", "weight": 1.50, "\u00e9": "\u00fc",
+                      "B": [1e2, True]},
+        "commitment": {"allocation": "equal", "bell": "\u0007"}}
+DOCUMENT = {"schema": "amm-layer/1", "layer": 0, "entries": [{"k": "a", "v": 1.25}, None],
+            "note": "caf\u00e9"}
+
+
 READERS = {r.name: r for r in [
     Reader("layout", _json_seed(LAYOUTS / "amm-registry.json"), json_variants, _layout),
     Reader("vector", _json_seed(VECTOR), json_variants, _vector),
@@ -395,4 +429,6 @@ READERS = {r.name: r for r in [
     Reader("pid-file", lambda _: b"4242\n",
            lambda seed: st.one_of(byte_changes(seed), st.integers().map(lambda n: b"%d" % n),
                                   st.binary(max_size=30)), _pid_file),
+    Reader("swarm-pack", lambda _: PACK, json_variants, _pack),
+    Reader("layer-document", lambda _: DOCUMENT, json_variants, _document),
 ]}

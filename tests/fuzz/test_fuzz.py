@@ -34,7 +34,7 @@ from tests.fuzz.readers import (
 # the Sourcify folder copy files for every input; the rest parse one file).
 EXAMPLES = {"layout": 40, "vector": 40, "suite": 30, "sourcify": 30, "etherscan": 40,
             "solc-output": 40, "store": 40, "lc-store": 40, "network": 40, "checks": 40,
-            "manifest": 40, "pid-file": 40}
+            "manifest": 40, "pid-file": 40, "swarm-pack": 40, "layer-document": 40}
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +180,15 @@ def test_a_store_whose_schema_text_is_not_utf8_is_one_line(tmp_path):
     data[data.index(b"PRIMARY KEY (block, position)") + len(b"PRIMARY ")] = 0x80  # KEY
     path = _write(tmp_path / "store.sqlite", bytes(data))
     _one_line(cli("audit", "report", "--store", path, "--json"), "not UTF-8")
+
+
+@pytest.mark.parametrize("text", ['{"version": NaN}', '{"objective": {"w": 1e400}}',
+                                  '{"n": 100000000000000000000000000000}'])
+def test_a_swarm_pack_jcs_cannot_hash_is_one_line_naming_the_file(tmp_path, text):
+    """NaN, Infinity or an integer beyond I-JSON's range: the line names the pack's file (it
+    said only "the pack cannot be canonicalised")."""
+    from recompute.recipes.sai_charter import load_pack, pack_digests
+    from tests.fuzz.readers import call
+
+    path = _write(tmp_path / "pack.json", text.encode())
+    _one_line(call(lambda: pack_digests(load_pack(path))), f"{path}: ", "RFC 8785")
