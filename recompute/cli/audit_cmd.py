@@ -31,7 +31,7 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
-from recompute.watch.config import Check
+from recompute.watch.config import Check, read_config_text
 from recompute.watch.coordinator import SegmentedAudit, in_process, line_from_json, summarise
 from recompute.watch.evaluate import Line
 from recompute.watch.linking import ties_from_top, without_lines
@@ -57,13 +57,6 @@ def _metas(checks: list[Check]) -> list[dict[str, Any]]:
     return [CheckMeta(c.name, c.healthy, c.since).to_json() for c in checks]
 
 
-def _config_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
-
-
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
                   sources: Sequence[SharedSource], first: int | None, last: int | None,
                   pins: Pins, confirmations: int,
@@ -76,7 +69,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
     """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
     --html/--csv reports, made from the store once the audit is complete. ``recipe_paths``:
     the recipe modules the user named (resolved), the only ones a worker imports."""
-    text = _config_text(config_path)
+    text = read_config_text(config_path)
     scratch = None
     if store_path is None:
         scratch = tempfile.mkdtemp(prefix="recompute-audit-")
@@ -180,7 +173,7 @@ def _resume_range(store: Store, text: str, config_path: str, first: int | None,
 def open_follow_store(store_path: str, checks: list[Check], config_path: str,
                       confirmations: int) -> tuple[Store, int | None, bytes | None]:
     """The store of a following bot: (store, last final block, its hash) when it continues."""
-    text = _config_text(config_path)
+    text = read_config_text(config_path)
     store = Store(store_path)
     params = store.params()
     if params.get("mode") not in (None, "follow"):

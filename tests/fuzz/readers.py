@@ -65,12 +65,25 @@ def deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@contextlib.contextmanager
+def _signals_kept() -> Iterator[None]:
+    """``watch`` installs its own SIGINT/SIGTERM handlers (to stop cleanly): put back the
+    harness's after each run, so that the harness itself can still be stopped."""
+    kept = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
+
+
 def cli(*args: object) -> Outcome:
     """``recompute ARGS…`` in this process, as :func:`recompute.cli.main` ends it."""
     from recompute.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), deadline(DEADLINE):
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), deadline(DEADLINE), \
+            _signals_kept():
         try:
             main([str(a) for a in args])
             code = 0

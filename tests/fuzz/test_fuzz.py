@@ -192,3 +192,31 @@ def test_a_swarm_pack_jcs_cannot_hash_is_one_line_naming_the_file(tmp_path, text
 
     path = _write(tmp_path / "pack.json", text.encode())
     _one_line(call(lambda: pack_digests(load_pack(path))), f"{path}: ", "RFC 8785")
+
+
+@pytest.mark.parametrize("follow", [False, True], ids=["range-store", "follow-store"])
+def test_a_checks_file_changed_after_it_was_parsed_is_one_line(tmp_path, follow):
+    """watch reads its checks file again to hash it (a follow store, a range audit in
+    segments, a range audit's --html/--csv): a file rewritten meanwhile with bytes that are
+    not UTF-8 was a UnicodeDecodeError (exit 70), and a FIFO in its place hung the re-read."""
+    from unittest import mock
+
+    from recompute.cli import watch_cmd
+    from tests.fuzz.readers import CHECKS
+
+    path = tmp_path / "checks.toml"
+    path.write_bytes(CHECKS.read_bytes())
+    parsed = watch_cmd.load_config
+
+    def then_rewritten(*args, **kwargs):
+        checks = parsed(*args, **kwargs)
+        path.write_bytes(b"\xff\xfe not UTF-8")
+        return checks
+
+    more = ["--store", tmp_path / "bot.sqlite"] if follow else \
+        ["--from", 1, "--to", 2, "--store", tmp_path / "audit.sqlite"]
+    with mock.patch.object(watch_cmd, "load_config", then_rewritten):
+        outcome = cli("watch", "--rpc", "http://127.0.0.1:9", "--config", path,
+                      "--start-timeout", "0.5", *more)
+    assert outcome.code in (2, 64) and "Traceback" not in outcome.err, outcome
+    assert len(outcome.err.strip().splitlines()) == 1, outcome
