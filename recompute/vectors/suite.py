@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recompute.core.boundedjson import MAX_BYTES
 from recompute.core.errors import OptionError, UsageError
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
@@ -65,6 +66,9 @@ def read_suite(path: Path) -> Suite:
     for entry in pinned:
         file = base / entry["path"]
         try:
+            if file.is_file() and file.stat().st_size > MAX_BYTES:  # no vector is: not hashed
+                problems.append(f"{entry['path']}: larger than {MAX_BYTES:,} bytes")
+                continue
             digest = sha256_file(file) if file.is_file() else None
         except OSError as exc:
             problems.append(f"{entry['path']}: cannot read ({exc.strerror or exc})")

@@ -220,3 +220,17 @@ def test_a_checks_file_changed_after_it_was_parsed_is_one_line(tmp_path, follow)
                       "--start-timeout", "0.5", *more)
     assert outcome.code in (2, 64) and "Traceback" not in outcome.err, outcome
     assert len(outcome.err.strip().splitlines()) == 1, outcome
+
+
+def test_a_suite_pinning_a_3_gb_file_fails_it_without_hashing_it(tmp_path):
+    """A pinned file larger than any vector may be (recompute.core.boundedjson.MAX_BYTES) is a
+    failed hash check saying so, not gigabytes hashed (a 3 GB sparse file took seconds; a suite
+    may pin the same one a million times)."""
+    from tests.fuzz.readers import _suite_seed
+
+    folder = tmp_path / "suite"
+    _write(folder / "suite.json", json.dumps(_suite_seed(tmp_path)).encode())
+    _write(folder / "v.json", Special("sparse"))
+    outcome = cli("vectors", "verify", folder)
+    assert outcome.code == 1, outcome
+    assert "v.json: larger than 67,108,864 bytes" in outcome.out, outcome
