@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.mutations import DELETE, JUNK, at, places
+from tests.mutations import DELETE, JUNK, at
 
 _NAN_MARK = "\ue000nan\ue000"
 _DUP_MARK = "__fuzz_duplicate__"
@@ -36,6 +36,21 @@ INSERTS = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf", b"[", b"
            b"\\", b",", b"\n", b"\r", b"\x1b[2J", b"1e99999", b"NaN", b"[" * 70, b"9" * 5000]
 
 
+def places(node: Any, depth: int, prefix: tuple = ()) -> Iterator[tuple]:
+    """Every field's path down to ``depth``, but of a list only its first two items and its
+    last (a sync committee's 512 keys would otherwise be nearly every place)."""
+    if isinstance(node, dict):
+        items: Any = node.items()
+    else:
+        indexes = sorted({i for i in (0, 1, len(node) - 1) if 0 <= i < len(node)})
+        items = [(i, node[i]) for i in indexes]
+    for key, value in items:
+        here = (*prefix, key)
+        yield here
+        if isinstance(value, dict | list) and len(here) < depth:
+            yield from places(value, depth, here)
+
+
 def _render_json(document: Any, raw: str | None = None, duplicate: Any = None) -> bytes:
     text = json.dumps(document, allow_nan=True, indent=1)
     if raw is not None:
@@ -49,7 +64,7 @@ def _render_json(document: Any, raw: str | None = None, duplicate: Any = None) -
 
 
 @st.composite
-def json_variants(draw: Callable[..., Any], seed: Any, depth: int = 4) -> bytes:
+def json_variants(draw: Callable[..., Any], seed: Any, depth: int = 6) -> bytes:
     """A seed JSON document with one field changed, rendered (and maybe its bytes changed)."""
     fields = sorted(places(seed, depth), key=str)
     doc = json.loads(json.dumps(seed))
@@ -126,7 +141,7 @@ toml_values = st.recursive(
 
 
 @st.composite
-def toml_variants(draw: Callable[..., Any], seed: dict[str, Any], depth: int = 4) -> bytes:
+def toml_variants(draw: Callable[..., Any], seed: dict[str, Any], depth: int = 5) -> bytes:
     fields = sorted(places(seed, depth), key=str)
     doc = json.loads(json.dumps(seed))
     how = draw(st.sampled_from(["junk", "any", "none"]))

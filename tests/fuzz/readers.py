@@ -342,6 +342,23 @@ def _lc_store(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
                 "--lc-store", path, "--at", 1_700_000_000)]
 
 
+_BEACON: list[Any] = []  # one recorded beacon node for the process (its thread is a daemon)
+
+
+def _lc_store_synced(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
+    """The store read, then synced on from against the recorded mainnet beacon node it was
+    written from (a store that passes its reader meets the light client's checks)."""
+    from recompute.devnet.beacon import FixtureBeaconServer
+    from recompute.lightclient import MAINNET
+    from tests.lightclient.data import FIXTURES
+    from tests.lightclient.test_cli_sync import HELIOS, sync_args
+
+    if not _BEACON:
+        _BEACON.append(FixtureBeaconServer(FIXTURES / HELIOS, MAINNET).__enter__())
+    path = _write(scratch / "lc.json", data)
+    return [cli(*sync_args(_BEACON[0], HELIOS, "--lc-store", path, "--json"))]
+
+
 NETWORKS = REPO_ROOT / "tests" / "fixtures" / "light-client" / "networks.json"
 
 
@@ -435,6 +452,7 @@ READERS = {r.name: r for r in [
     Reader("solc-output", _json_seed(SOLC_OUTPUT), json_variants, _solc_output),
     Reader("store", _store_seed, _store_variants, _store),
     Reader("lc-store", _lc_seed, json_variants, _lc_store),
+    Reader("lc-store-synced", _lc_seed, json_variants, _lc_store_synced),
     Reader("network", lambda _: json.loads(NETWORKS.read_text())["mainnet"], json_variants,
            _network),
     Reader("checks", lambda _: tomllib.loads(CHECKS.read_text()), toml_variants, _checks),

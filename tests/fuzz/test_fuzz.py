@@ -34,7 +34,8 @@ from tests.fuzz.readers import (
 # the Sourcify folder copy files for every input; the rest parse one file).
 EXAMPLES = {"layout": 40, "vector": 40, "suite": 30, "sourcify": 30, "etherscan": 40,
             "solc-output": 40, "store": 40, "lc-store": 40, "network": 40, "checks": 40,
-            "manifest": 40, "pid-file": 40, "swarm-pack": 40, "layer-document": 40}
+            "manifest": 40, "pid-file": 40, "swarm-pack": 40, "layer-document": 40,
+            "lc-store-synced": 10}
 
 
 @pytest.fixture(scope="module")
