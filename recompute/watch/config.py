@@ -92,7 +92,7 @@ def read_config_text(path: str | Path) -> str:
     except OSError as exc:
         raise OptionError("{config} {path}: {problem}", ("config",), path=path,
                           problem=exc.strerror or exc) from None
-    raw = read_limited(path, f"--config {path}", UsageError, MAX_CONFIG_BYTES)
+    raw = read_limited(path, str(path), UsageError, MAX_CONFIG_BYTES)
     if len(raw) > MAX_CONFIG_BYTES:
         raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
     try:
