@@ -92,11 +92,14 @@ def test_a_pid_file_never_names_a_group_every_process_or_an_impossible_pid(tmp_p
 
 
 def test_a_pid_file_of_3_gb_is_not_read_whole(tmp_path):
-    from recompute.devnet.lifecycle import running_pid
-
+    """In a child limited to 2 GB of address space: reading it whole is a MemoryError."""
     with (tmp_path / "anvil.pid").open("wb") as handle:
         handle.truncate(3 << 30)
-    assert running_pid(tmp_path) is None
+    done = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                           "from recompute.devnet.lifecycle import running_pid; "
+                           "print(running_pid(Path(sys.argv[1])))", tmp_path],
+                          capture_output=True, text=True, timeout=120, preexec_fn=_limited)
+    assert (done.returncode, done.stdout) == (0, "None\n"), done.stderr[-500:]
 
 
 def test_a_pid_file_of_a_live_process_is_read(tmp_path):
