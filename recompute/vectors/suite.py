@@ -37,8 +37,9 @@ from recompute.vectors.replay import compare, replay
 # ---- suites, loading, verifying -----------------------------------------------------------------
 
 
-# a pinned file: a relative path inside the suite's folder, and its sha256
-_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00]{1,400}",
+# a pinned file: a relative path inside the suite's folder (no NUL, no lone surrogate: JSON's
+# "\ud800" is a string no file name holds), and its sha256
+_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00\ud800-\udfff]{1,400}",
                                "a relative path inside the suite's folder"),
                   "sha256": Text(r"[0-9a-f]{64}", "a sha256 in hex")}, open=True)
 SUITE_SHAPE = Record({"vectors": OneOf((ListOf(_PINNED), _PINNED),

@@ -238,3 +238,18 @@ def test_a_suite_pinning_a_3_gb_file_fails_it_without_hashing_it(tmp_path):
     outcome = cli("vectors", "verify", folder)
     assert outcome.code == 1, outcome
     assert "v.json: larger than 67,108,864 bytes" in outcome.out, outcome
+
+
+def test_a_suite_path_that_is_a_lone_surrogate_is_a_failed_suite(tmp_path):
+    """The harness's smallest input: a pinned path "\\ud800" (valid JSON, no file name can
+    hold it) was a UnicodeEncodeError when resolved (exit 70)."""
+    from tests.fuzz.readers import VECTOR, _suite_seed
+
+    folder = tmp_path / "suite"
+    suite = _suite_seed(tmp_path)
+    suite["vectors"][0]["path"] = "\ud800"
+    _write(folder / "v.json", VECTOR.read_bytes())
+    _write(folder / "suite.json", json.dumps(suite).encode())  # written as \ud800, in ASCII
+    outcome = cli("vectors", "verify", folder)
+    assert outcome.code == 1, outcome
+    assert 'field "vectors[0].path"' in outcome.out and "Traceback" not in outcome.err, outcome
