@@ -32,7 +32,7 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
-from recompute.watch.config import Check
+from recompute.watch.config import Check, read_config_text
 from recompute.watch.coordinator import SegmentedAudit, in_process, line_from_json, summarise
 from recompute.watch.evaluate import Line
 from recompute.watch.linking import ties_from_top, without_lines
@@ -58,13 +58,6 @@ def _metas(checks: list[Check]) -> list[dict[str, Any]]:
     return [CheckMeta(c.name, c.healthy, c.since).to_json() for c in checks]
 
 
-def _config_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
-
-
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
                   sources: Sequence[SharedSource], first: int | None, last: int | None,
                   pins: Pins, confirmations: int,
@@ -81,7 +74,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
     ``anchor_top``:
     how the range's top block is anchored when the pins do not say (an L2 block pinned
     through L1: docs/l2.md §Watch)."""
-    text = _config_text(config_path)
+    text = read_config_text(config_path)
     scratch = None
     if store_path is None:
         scratch = tempfile.mkdtemp(prefix="recompute-audit-")
@@ -186,7 +179,7 @@ def _resume_range(store: Store, text: str, config_path: str, first: int | None,
 def open_follow_store(store_path: str, checks: list[Check], config_path: str,
                       confirmations: int) -> tuple[Store, int | None, bytes | None]:
     """The store of a following bot: (store, last final block, its hash) when it continues."""
-    text = _config_text(config_path)
+    text = read_config_text(config_path)
     store = Store(store_path)
     params = store.params()
     if params.get("mode") not in (None, "follow"):

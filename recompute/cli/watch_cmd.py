@@ -17,7 +17,6 @@ import sys
 import threading
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
-from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +53,7 @@ from recompute.sources.cache import SharedSource
 from recompute.watch.alerts import AlertSender, Hooks
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
-from recompute.watch.config import Check, load_config
+from recompute.watch.config import Check, load_config, read_config_text
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
 from recompute.watch.hooks import OnBad
@@ -410,7 +409,7 @@ def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredB
         check_below(sparse, top.number)
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
     if files.wanted:
-        checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
+        checks_hash = config_hash(read_config_text(config_path))
         files.start((c.name, c.healthy) for c in evaluator.checks)
     summary = auditor.run(top, first, head, sparse, history)
     for row in summary.table():

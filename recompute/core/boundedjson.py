@@ -15,7 +15,9 @@ RecursionError. :func:`reset_recursion_limit` puts the limit back after such an 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable
 from itertools import accumulate
@@ -123,19 +125,35 @@ def loads(data: str | bytes, what: str, error: ErrorFactory, *, max_bytes: int =
         raise error(f"{what} is not JSON ({' '.join(str(exc).split())[:120]})") from None
 
 
+def read_limited(path: str | Path, what: str, error: ErrorFactory, max_bytes: int) -> bytes:
+    """The bytes of a regular file from outside, at most ``max_bytes + 1`` of them (more means
+    too big), or ``error(one line)``. The file is opened without blocking and checked on the
+    open descriptor, so a FIFO with no writer, ``/dev/zero`` or a directory is one line, never
+    a hang or endless bytes, even when it was put there after a look at the name."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, ValueError):  # ValueError: a NUL in the name, no file has it
+        raise error(f"{what}: no such file") from None
+    except OSError as exc:
+        raise error(f"{what}: cannot read ({exc.strerror or exc})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise error(f"{what}: not a file")
+        chunks, left = [], max_bytes + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise error(f"{what}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
 def load_file(path: str | Path, what: str | None, error: ErrorFactory, *,
               max_bytes: int = MAX_BYTES, **options: Any) -> Any:
     """A JSON file from outside: only regular files, read up to ``max_bytes`` (so
     ``/proc/self/mem`` or a FIFO is one line, not a hang or a crash)."""
-    path = Path(path)
     what = what or str(path)
-    try:
-        if not path.is_file():
-            raise error(f"{what}: no such file" if not path.exists() else f"{what}: not a file")
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise error(f"{what}: cannot read ({exc.strerror or exc})") from None
-    except ValueError:  # a NUL in the name
-        raise error(f"{what[:100]!r}: not a file name") from None
+    data = read_limited(path, what, error, max_bytes)
     return loads(data, what, error, max_bytes=max_bytes, **options)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from recompute.core.boundedjson import load_file
+from recompute.core.boundedjson import load_file, read_limited
 from recompute.core.errors import RecomputeError, UsageError
 from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
 from recompute.devnet import registry
@@ -58,15 +59,26 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def running_pid(state_dir: Path) -> int | None:
-    pid_file = state_dir / "anvil.pid"
-    if not pid_file.is_file():
-        return None
+MAX_PID = 1 << 22  # the highest pid_max Linux allows
+
+
+def read_pid(pid_file: Path) -> int | None:
+    """The process id a pid file holds, or None: read bounded (a FIFO or a huge file is no
+    pid), and only a plain number of one process above init, never 0 or a negative number,
+    which signal a process group or every process."""
     try:
-        pid = int(pid_file.read_text().strip())
-    except ValueError:
+        text = read_limited(pid_file, str(pid_file), OSError, 32)
+    except OSError:
         return None
-    return pid if pid > 1 and _pid_alive(pid) else None  # 0, -1: a process group, never
+    if re.fullmatch(rb"\s*[0-9]{1,7}\s*", text) is None:
+        return None
+    pid = int(text)
+    return pid if 1 < pid <= MAX_PID else None
+
+
+def running_pid(state_dir: Path) -> int | None:
+    pid = read_pid(state_dir / "anvil.pid")
+    return pid if pid is not None and _pid_alive(pid) else None
 
 
 _HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
@@ -369,11 +381,8 @@ def _stop_helper(state_dir: Path, name: str = "beacon", timeout: float = 5.0) ->
     pid_file = state_dir / f"{name}.pid"
     if not pid_file.is_file():
         return None
-    try:
-        pid: int | None = int(pid_file.read_text(errors="replace").strip()[:20])
-    except ValueError:
-        pid = None
-    running = pid is not None and pid > 1 and _pid_alive(pid)
+    pid = read_pid(pid_file)
+    running = pid is not None and _pid_alive(pid)
     if running and pid is not None:
         _stop_pid(pid, timeout)
     pid_file.unlink(missing_ok=True)

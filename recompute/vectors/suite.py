@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recompute.core.boundedjson import MAX_BYTES
 from recompute.core.errors import OptionError, UsageError
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
 from recompute.disk.whole_file import write_whole
@@ -37,8 +38,9 @@ from recompute.vectors.replay import compare, replay
 # ---- suites, loading, verifying -----------------------------------------------------------------
 
 
-# a pinned file: a relative path inside the suite's folder, and its sha256
-_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00]{1,400}",
+# a pinned file: a relative path inside the suite's folder (no NUL, no lone surrogate: JSON's
+# "\ud800" is a string no file name holds), and its sha256
+_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00\ud800-\udfff]{1,400}",
                                "a relative path inside the suite's folder"),
                   "sha256": Text(r"[0-9a-f]{64}", "a sha256 in hex")}, open=True)
 SUITE_SHAPE = Record({"vectors": OneOf((ListOf(_PINNED), _PINNED),
@@ -66,6 +68,9 @@ def read_suite(path: Path) -> Suite:
     for entry in pinned:
         file = base / entry["path"]
         try:
+            if file.is_file() and file.stat().st_size > MAX_BYTES:  # no vector is: not hashed
+                problems.append(f"{entry['path']}: larger than {MAX_BYTES:,} bytes")
+                continue
             digest = sha256_file(file) if file.is_file() else None
         except OSError as exc:
             problems.append(f"{entry['path']}: cannot read ({exc.strerror or exc})")
