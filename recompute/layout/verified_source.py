@@ -94,8 +94,10 @@ def _json(text: str, what: str) -> Any:
 
 
 def _source_path(path: object, origin: str) -> str:
-    """A source unit name that stays inside its folder (no absolute path, no '..')."""
-    if not isinstance(path, str) or not path or len(path) > 1024 or "\x00" in path:
+    """A source unit name that stays inside its folder (no absolute path, no '..'), free of
+    control characters (a line break in it would be a second line of any message naming it)."""
+    if not isinstance(path, str) or not path or len(path) > 1024 \
+            or re.search(r"[\x00-\x1f\x7f-\x9f]", path):  # no NUL, no line break or control
         raise UsageError(f"{origin}: a source path is not a usable name: {str(path)[:80]!r}")
     parts = PurePosixPath(path).parts
     if PurePosixPath(path).is_absolute() or ".." in parts:

@@ -33,7 +33,8 @@ from recompute.lightclient.sync import LightClientStore
 FORMAT = "recompute-lc-store.v1"
 MAX_STORE_BYTES = 1 << 20  # a mainnet store (two 512-key committees) is ~110 KiB
 _ROOT = Text(r"0x[0-9a-fA-F]{64}", "a 0x root of 32 bytes")
-_SHAPE = Record({"format": Text(choices=(FORMAT,)), "network": Text(max_length=40),
+_SHAPE = Record({"format": Text(choices=(FORMAT,)),
+                 "network": Text(r"[a-z0-9][a-z0-9_-]{0,39}", "a network name"),
                  "genesis_validators_root": _ROOT, "trusted_root": _ROOT,
                  "version": Text(choices=LC_FORKS),
                  # decoded field by field by the beacon API decoders (ssz._header, _committee)

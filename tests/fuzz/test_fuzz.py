@@ -253,3 +253,26 @@ def test_a_suite_path_that_is_a_lone_surrogate_is_a_failed_suite(tmp_path):
     outcome = cli("vectors", "verify", folder)
     assert outcome.code == 1, outcome
     assert 'field "vectors[0].path"' in outcome.out and "Traceback" not in outcome.err, outcome
+
+
+def test_an_lc_store_network_name_with_a_line_break_is_one_line(tmp_path):
+    """The harness's smallest input: "network": "\\r" was quoted raw, two lines on stderr."""
+    from tests.fuzz.readers import READERS, _lc_store
+
+    seed = READERS["lc-store"].prepare(tmp_path)
+    (outcome,) = _lc_store(seed, json.dumps({**seed, "network": "main\rnet"}).encode(), tmp_path)
+    _one_line(outcome, 'field "network"')
+
+
+def test_a_sourcify_source_name_with_a_line_break_is_one_line(tmp_path):
+    """The harness's smallest input: a source unit named with a newline was quoted raw in the
+    'no such file' line, two lines on stderr."""
+    from tests.fuzz.readers import READERS, _sourcify
+
+    seed = READERS["sourcify"].prepare(tmp_path)
+    name = next(iter(seed["sources"]))
+    sources = {**seed["sources"], "a\nb.sol": seed["sources"][name]}
+    sources.pop(name)
+    metadata = json.dumps({**seed, "sources": sources}).encode()
+    (outcome,) = _sourcify(seed, ("metadata.json", metadata), tmp_path)
+    _one_line(outcome, "source path")
