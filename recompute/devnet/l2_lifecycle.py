@@ -27,8 +27,8 @@ from recompute.devnet.lifecycle import (
     port_is_free,
     read_manifest,
     running_pid,
+    start_detached,
 )
-from recompute.disk.whole_file import write_whole
 
 LIE_REGISTRY = "AgentMeditationRegistry"  # the contract the lying L2 node lies about
 DEFAULT_L2_PORT = 9545  # the OP stack's local devnets serve their L2 there
@@ -95,19 +95,8 @@ def _start(state_dir: Path, port: int | None) -> Anvil:
     """The L2 anvil detached on ``port``, else :data:`DEFAULT_L2_PORT` when it is free, else
     any free port."""
     preferred = port is None and port_is_free(DEFAULT_L2_PORT)
-    node = l2_anvil(state_dir, DEFAULT_L2_PORT if preferred else port, detach=True)
-    try:
-        try:
-            node.start()
-        except RuntimeError:
-            if not preferred:
-                raise
-            node.port = None  # taken between the check and anvil's bind: any free port
-            node.start()
-    except RuntimeError as exc:
-        raise DevnetError(f"the L2 anvil did not start ({exc}); see "
-                          f"{state_dir / 'l2-anvil.log'}") from None
-    write_whole(state_dir / "l2-anvil.pid", f"{node.pid}\n")
+    node = start_detached(l2_anvil(state_dir, DEFAULT_L2_PORT if preferred else port,
+                                   detach=True), state_dir, "l2-anvil", preferred)
     node.process = None  # detached: `down` stops it by pid
     return node
 

@@ -228,6 +228,13 @@ def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) 
     node = Anvil(port=preferred_port if preferred else port, timestamp=DEVNET_GENESIS_TIMESTAMP,
                  state_path=state_dir / "state.json", log_path=state_dir / "anvil.log",
                  cache_dir=state_dir / ANVIL_CACHE, detach=True)
+    return start_detached(node, state_dir, "anvil", preferred)
+
+
+def start_detached(node: Anvil, state_dir: Path, name: str, preferred: bool) -> Anvil:
+    """Start ``node`` (on its port; on any free port when that ``preferred`` port was taken
+    between the check and anvil's bind), its pid in ``<name>.pid``; a failure is one line
+    naming its ``<name>.log``."""
     try:
         try:
             node.start()
@@ -237,8 +244,9 @@ def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) 
             node.port = None  # taken between the check and anvil's bind: any free port
             node.start()
     except RuntimeError as exc:
-        raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
-    write_whole(state_dir / "anvil.pid", f"{node.pid}\n")
+        raise DevnetError(f"{name} did not start ({exc}); see {state_dir / f'{name}.log'}"
+                          ) from None
+    write_whole(state_dir / f"{name}.pid", f"{node.pid}\n")
     return node
 
 
