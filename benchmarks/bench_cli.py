@@ -259,7 +259,7 @@ def main() -> None:
         addr = bytes.fromhex(address[2:])
 
         def fresh() -> LiveSource:
-            """A new source (nothing kept from an earlier verdict: recompute.core.memo is per
+            """A new source (nothing kept from an earlier verdict: recompute.core.caching is per
             source) on the same kept-alive connection, as the raw floor has."""
             new = LiveSource(node.url)
             new.client = source.client

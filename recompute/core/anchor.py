@@ -23,7 +23,7 @@ from typing import Any
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import OptionError, Unverifiable, UsageError, literal
 from recompute.core.header import Header
-from recompute.core.memo import memo_for
+from recompute.core.caching import memo_for
 from recompute.core.sealed import Sealed
 from recompute.core.source import BlockRef, ProofSource
 
@@ -209,7 +209,7 @@ def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
         raise UsageError(f"block {down_to} is above the pinned block {block.number}")
     out = [block]
     header = block.header
-    # headers that re-hashed to the parentHash asked for, kept by hash (recompute.core.memo)
+    # headers that re-hashed to the parentHash asked for, kept by hash (recompute.core.caching)
     memo = memo_for(block.source, "parent-headers", 1 << 16)
     # a source that can fetch headers by number in batches (the watch's shared source) holds
     # the range first, so the walk below asks no one header at a time; each is still

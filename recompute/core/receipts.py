@@ -23,7 +23,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_TRIE_ROOT
-from recompute.core.memo import memo_for
+from recompute.core.caching import memo_for
 from recompute.core.trie_build import ordered_trie_root
 
 SUPPORTED_TYPES = (0, 1, 2, 3, 4)
@@ -244,7 +244,7 @@ def prefetch_receipts(blocks: list[AnchoredBlock]) -> None:
 
 def prove_receipts(block: AnchoredBlock) -> ProvenReceipts:
     """The block's receipts, proven against its receiptsRoot; kept by block hash per source
-    (recompute.core.memo): every check of a watch, at every block above, asks again."""
+    (recompute.core.caching): every check of a watch, at every block above, asks again."""
     memo = memo_for(block.source, "receipts", 1024)
     proven = memo.get(block.hash) if memo is not None else None
     if proven is None:

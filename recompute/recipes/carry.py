@@ -2,7 +2,7 @@
 (docs/design.md §Soundness, rows 7 to 9).
 
 - **Carried reads and raw slots** (:class:`Carry`): a combined read is kept per source
-  (recompute.core.memo) under (contract, the layout's digest, the paths or slots asked), as a
+  (recompute.core.caching) under (contract, the layout's digest, the paths or slots asked), as a
   :class:`Kept` record naming the storageRoot it was proven under and the header it was proven
   at. At a later block it stands in for the proof only when that block's own account proof of
   the contract shows the same storageRoot (the same trie: the same words, so the same decoded
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
-from recompute.core.memo import memo_for
+from recompute.core.caching import memo_for
 from recompute.core.prover import ProvenAccount
 from recompute.layout import Layout
 from recompute.recipes.copies import Copier, copier

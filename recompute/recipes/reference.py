@@ -3,7 +3,7 @@
 
 Every check at every block is run on its own, from nothing: a fresh proof source
 (:class:`PlainSource`, the node itself below any shared cache, which cannot be weakly
-referenced, so no memo of :mod:`recompute.core.memo` is ever kept for it: no parent headers,
+referenced, so no memo of :mod:`recompute.core.caching` is ever kept for it: no parent headers,
 ancestors, receipts or log scans), the recipe's own plan generator (no kept plan), every read
 proven by its own ``eth_getProof`` and every proof walked on its own by the general MPT walk
 with no node cache (:func:`recompute.core.prover.prove_account_plainly`); nothing is carried
@@ -36,7 +36,7 @@ from recompute.sources.cache import SharedSource
 class PlainSource:
     """The node itself, asked afresh: a thin stand-in made for one check at one block. It
     keeps nothing, hands nothing ahead of time (no ``prefetch``) and, having no
-    ``__weakref__``, gets no memo (:func:`recompute.core.memo.memo_for` returns None)."""
+    ``__weakref__``, gets no memo (:func:`recompute.core.caching.memo_for` returns None)."""
 
     __slots__ = ("node", "label", "endpoint")
 

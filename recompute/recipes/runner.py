@@ -25,7 +25,7 @@ from typing import Any
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
 from recompute.core.bloom import bloom_bits, bloom_has
 from recompute.core.errors import UsageError
-from recompute.core.memo import memo_for
+from recompute.core.caching import memo_for
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.receipts import ProvenLog, prefetch_receipts, prove_receipts
 from recompute.layout import Layout
@@ -118,7 +118,7 @@ class Runner:
     def logs(self, request: Logs) -> list[ProvenLog]:
         """Matching logs from ``request.from_block`` up to the pinned block, in chain order.
 
-        The scan is kept per (block hash, query) for the source (recompute.core.memo): at the
+        The scan is kept per (block hash, query) for the source (recompute.core.caching): at the
         next block up, the walk stops at the first ancestor whose scan is kept, takes that
         scan (``carried``, named by the header that proves it: it is on the parentHash chain
         from the pinned block) and proves only the blocks above it."""

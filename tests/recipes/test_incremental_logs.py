@@ -1,4 +1,4 @@
-"""A log scan is kept per block hash and carried to the next block up (recompute.core.memo):
+"""A log scan is kept per block hash and carried to the next block up (recompute.core.caching):
 the carried evidence equals a fresh scan's, names the header it comes from, and never lets
 one node's answers stand in for another's. Expected values: a fresh ``step`` on a fresh
 source at the same block (no memo), and the devnet history's draws (history_meters.py)."""
