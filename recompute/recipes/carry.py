@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from recompute.core.anchor import AnchoredBlock
-from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.caching import memo_for
+from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.prover import ProvenAccount
 from recompute.layout import Layout
 from recompute.recipes.copies import Copier, copier

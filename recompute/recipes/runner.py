@@ -22,12 +22,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
+from recompute.core.anchor import AnchoredBlock
 from recompute.core.bloom import bloom_bits, bloom_has
+from recompute.core.caching import (
+    SHARED_NODES,
+    ancestor,
+    ancestors,
+    keep_scan,
+    kept_scan,
+    prefetch_receipts,
+    prove_receipts,
+)
 from recompute.core.errors import UsageError
-from recompute.core.caching import memo_for
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
-from recompute.core.receipts import ProvenLog, prefetch_receipts, prove_receipts
+from recompute.core.receipts import ProvenLog
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan, ReadResult
 from recompute.recipes.digest import ReadEntry
@@ -38,7 +46,7 @@ from recompute.recipes.framework import Logs, Reads, ReceiptsAt, Recipe, Slots
 def prove_contract(block: AnchoredBlock, address: bytes, slots: Iterable[int] = (),
                    stats: ProofStats | None = None) -> ProvenAccount:
     """``address`` and ``slots`` proven at ``block`` (module docstring: the one path)."""
-    return prove_account(block, address, slots, stats=stats)
+    return prove_account(block, address, slots, stats=stats, nodes=SHARED_NODES)
 
 
 class Runner:
@@ -131,7 +139,6 @@ class Runner:
                              f"{self.block.number}: only the pinned block and its ancestors can "
                              "be read")
         key = (self.address, request.topic0, request.from_block, tuple(request.extra_topics))
-        memo = memo_for(self.block.source, "log-scans", 1 << 12)
         bits = [bloom_bits(item) for item in (self.address, request.topic0)]
         scan: list[AnchoredBlock] = []  # newest first: blocks to prove
         found: list[ProvenLog] = []
@@ -143,7 +150,7 @@ class Runner:
                 lowest = self._ancestors[-1]
                 self._ancestors += ancestors(lowest, lowest.number - 1)[1:]
             block = self._ancestors[index]
-            kept = memo.get((block.hash, key)) if memo is not None else None
+            kept = kept_scan(block, key)
             if kept is not None:
                 found, entries, proven = list(kept[0]), list(kept[1]), kept[2]
                 self.trace.carried.append({
@@ -165,8 +172,8 @@ class Runner:
             proven += 1
             entries += [log.to_json() for log in logs]
             found += [log for log in logs if _matches(log, request)]
-        if memo is not None and self.block.number >= request.from_block:
-            memo.put((self.block.hash, key), (tuple(found), tuple(entries), proven))
+        if self.block.number >= request.from_block:
+            keep_scan(self.block, key, (tuple(found), tuple(entries), proven))
         self.trace.logs += entries
         self.trace.receipts_proven += proven
         self.trace.blocks_walked = max(self.trace.blocks_walked,

@@ -9,7 +9,7 @@ sockets, no :class:`~recompute.core.anchor.AnchoredBlock`), so it pickles to any
 the same package installed, and nothing here needs Dask.
 
 Trust (docs/design.md §Trust flow): inside the segment, every header from ``hi`` down to ``lo``
-is re-hashed and tied to the next by its parentHash (:func:`recompute.core.anchor.ancestors`), but
+is re-hashed and tied to the next by its parentHash (:func:`recompute.core.caching.ancestors`), but
 the segment's top is only what the node *said* block ``hi`` is. The segment proves nothing until
 the coordinator ties its top hash to the parentHash of the segment above it, and so on up to the
 pinned block M (:mod:`recompute.watch.linking`); a segment that does not link is never merged.
@@ -30,7 +30,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recompute.core.anchor import AnchoredBlock, ancestors, by_single_rpc
+from recompute.core.anchor import AnchoredBlock, by_single_rpc
+from recompute.core.caching import ancestors
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource

@@ -4,9 +4,8 @@ would fill for hours. Expected contents are counted by hand from the puts and ge
 
 from __future__ import annotations
 
-from recompute.core import memo as memo_module
-from recompute.core.caching import Memo, keep_window, memo_for
-from recompute.core.mpt import SHARED_NODES
+from recompute.core import caching as memo_module
+from recompute.core.caching import SHARED_NODES, Memo, keep_window, memo_for
 
 
 class Source:

@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from recompute.core import anchor, mpt, receipts
-from recompute.recipes import carry, digest, kept_plans, runner
+from recompute.core import caching, mpt
+from recompute.recipes import carry, digest, kept_plans
 from recompute.sources import cache
 from tests.soundness.differential import (
     FIXED,
@@ -64,6 +64,17 @@ def patched(function: Any, old: str, new: str, *more: str) -> Iterator[None]:
         function.__code__ = saved
 
 
+@contextmanager
+def chained(*patches: Any) -> Iterator[None]:
+    """Several patches applied together (one rule kept in two functions)."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
+        yield
+
+
 # name -> (the reuse rule it breaks, the patch)
 MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
     "carry-root-not-compared": (
@@ -84,14 +95,16 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(carry.RoundsKept.whole_root, "len(self.rounds) != self.asked",
                         "False")),
     "log-scan-by-number": (
-        "a kept log scan found by block number, not hash: reused across a reorg (Runner.logs)",
-        lambda: patched(runner.Runner.logs, "memo.get((block.hash, key))",
-                        "memo.get((block.number, key))", "memo.put((self.block.hash, key)",
-                        "memo.put((self.block.number, key)")),
+        "a kept log scan found by block number, not hash: reused across a reorg "
+        "(core.caching.kept_scan, keep_scan)",
+        lambda: chained(patched(caching.kept_scan, "memo.get((block.hash, query))",
+                                "memo.get((block.number, query))"),
+                        patched(caching.keep_scan, "memo.put((block.hash, query), scan)",
+                                "memo.put((block.number, query), scan)"))),
     "ancestor-by-number": (
         "a kept ancestor found by its number alone, not under its descendant's hash: reused "
-        "across a reorg (core.anchor.ancestor)",
-        lambda: patched(anchor.ancestor, "memo.get((block.hash, number)) or "
+        "across a reorg (core.caching.ancestor)",
+        lambda: patched(caching.ancestor, "memo.get((block.hash, number)) or "
                         "memo.get((block.header.parent_hash, number))", "memo.get(number)",
                         "memo.put((block.hash, number), header)", "memo.put(number, header)")),
     "ancestor-read-by-number": (
@@ -101,15 +114,15 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
                         'key = ("reads-at", at.number, *key[1:])')),
     "receipts-by-number": (
         "proven receipts kept by block number, not hash: reused across a reorg "
-        "(core.receipts.prove_receipts)",
-        lambda: patched(receipts.prove_receipts, "memo.get(block.hash)",
+        "(core.caching.prove_receipts)",
+        lambda: patched(caching.prove_receipts, "memo.get(block.hash)",
                         "memo.get(block.number)", "memo.put(block.hash, proven)",
                         "memo.put(block.number, proven)")),
     "parent-header-by-number": (
-        "a kept parent header found by number, not by the parentHash (core.anchor.ancestors)",
-        lambda: patched(anchor.ancestors, "parent = memo.get(header.parent_hash)",
-                        "parent = memo.get(header.number - 1)", "memo.put(parent.hash, parent)",
-                        "memo.put(parent.number, parent)")),
+        "a kept parent header found by number, not by the parentHash (core.caching.ancestors)",
+        lambda: patched(caching.ancestors, "kept = memo.get(header.parent_hash)",
+                        "kept = memo.get(header.number - 1)", "memo.put(header.hash, header)",
+                        "memo.put(header.number, header)")),
     "raw-proofs-across-blocks": (
         "the shared raw proof answers kept per contract, not per block (SharedSource: "
         "_account_map, which get_proof, prefetch_many and block_with_accounts use)",
