@@ -1,13 +1,17 @@
 """Each reuse rule of the fast path broken on purpose must fail the differential
-(docs/design.md §Soundness): ``python -m tests.soundness.mutations`` (a few minutes; not part of
-the test suite). One mutation at a time is patched into the running process (the function's
-code replaced by a copy with one condition changed), the fixed generated history
-(tests/soundness/differential.py FIXED) is evaluated by the fast path and by the reference
-evaluator in follow mode and ``step_many`` (blocks newest first) from a node that forges the
-account proofs of some blocks (differential.Forging), and in range mode from an honest one;
-the script prints whether the lines differed (CAUGHT) or not (MISSED), with the first
-difference. The run without a mutation comes first and must be clean. Exit status 1 if any
-mutation is missed or the clean run differs.
+(docs/design.md §Soundness). The gate that ``make test`` runs is
+tests/soundness/test_mutations.py (one play of the fixed history, every mutant beside the
+unbroken fast path, under a minute); ``python -m tests.soundness.mutations`` is the longer
+look, every mode for each mutation (a few minutes).
+
+One mutation at a time is patched into the running process (the function's code replaced by a
+copy with one condition changed), the fixed generated history (tests/soundness/differential.py
+FIXED) is evaluated by the fast path and by the reference evaluator in follow mode and
+``step_many`` (blocks newest first) from a node that forges the account proofs of some blocks
+(differential.Forging), and in range mode from an honest one; the script prints whether the
+lines differed (CAUGHT) or not (MISSED), with the first difference. The run without a mutation
+comes first and must be clean. Exit status 1 if any mutation is missed or the clean run
+differs.
 
 ``python -m tests.soundness.mutations NAME...`` runs only the mutations named.
 """
@@ -123,6 +127,12 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(caching.ancestors, "kept = memo.get(header.parent_hash)",
                         "kept = memo.get(header.number - 1)", "memo.put(header.hash, header)",
                         "memo.put(header.number, header)")),
+    "memo-stale-entry": (
+        "a memo asked for a key it does not hold answers with the entry kept last "
+        "(core.caching.Memo.get): a stale value of the same kind returned",
+        lambda: patched(caching.Memo.get, "value = self._items.get(key)",
+                        "value = self._items.get(key, next(reversed(self._items.values()), "
+                        "None))")),
     "raw-proofs-across-blocks": (
         "the shared raw proof answers kept per contract, not per block (SharedSource: "
         "_account_map, which get_proof, prefetch_many and block_with_accounts use)",
