@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.core import caching, mpt
-from recompute.recipes import carry, digest, kept_plans
+from recompute.recipes import carry, digest, kept_plans, runner
 from recompute.sources import cache
 from tests.soundness.differential import (
     FIXED,
@@ -162,6 +162,18 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         "(core.mpt.verify_many)",
         lambda: patched(mpt.verify_many, "if top is None or proof[0] != top[0] or "
                         "proof[1] != top[1]:", "if top is None:")),
+    # The reference's independence: a mistake in the fast path's evidence code is seen only
+    # because the reference assembles its own (recompute.recipes.reference).
+    "fast-entry-path": (
+        "the fast path's read entries name the path asked, not the slot's own path "
+        "(runner.read_entries): the reference writes its entries itself",
+        lambda: patched(runner.read_entries, "path=result.slot_paths.get(slot, result.path))",
+                        "path=result.path)")),
+    "fast-digest-without-logs": (
+        "the fast path's digest leaves the logs out (digest.evidence_digest): the reference "
+        "takes its digest itself",
+        lambda: patched(digest.evidence_digest,
+                        '"logs": {canonical(logs) if logs else "[]"}', '"logs": []')),
 }
 
 # Rules of the batched node calls that an honest node never puts to the test, so the
