@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.caching import memo_for
@@ -36,11 +36,9 @@ from recompute.layout import Layout
 from recompute.recipes.copies import Copier, copier
 from recompute.recipes.digest import ReadGroup
 from recompute.recipes.evidence import Trace
+from recompute.recipes.job_record import Job
 from recompute.recipes.kept_plans import Inputs, KeptPlan
 from recompute.recipes.runner import Runner, prove_contract, prove_paths, read_entries
-
-if TYPE_CHECKING:
-    from recompute.recipes.job import Job
 
 V = TypeVar("V")
 PathsKey = str | tuple[str, ...]  # the paths a check asked: one path alone, or all in order
@@ -314,10 +312,8 @@ def carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     block's clock. Output is the rounds' own (the lines' bytes: same values, entries, digest)."""
     done = []
     for i, plan in enumerate(plans):
-        if not isinstance(plan, KeptPlan) or plan.memo.last is None:
-            continue
-        last = plan.memo.last
-        if last.source is not block.source:
+        last = plan.memo.last if isinstance(plan, KeptPlan) else None
+        if not isinstance(last, AnsweredWhole) or last.source is not block.source:
             continue
         runner = runners[i]
         try:

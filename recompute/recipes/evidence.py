@@ -10,8 +10,7 @@ their outcomes here alike.
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import OptionError, Unverifiable
@@ -21,9 +20,7 @@ from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.verdict import Verdict
 from recompute.recipes.digest import ReadGroup, canonical, evidence_digest
 from recompute.recipes.framework import Derivation, Recipe, parse_int_text
-
-if TYPE_CHECKING:
-    from recompute.recipes.job import Job
+from recompute.recipes.job_record import Job, normalise
 
 
 class Trace:
@@ -54,19 +51,6 @@ class BlockParts:
     def __init__(self, block: AnchoredBlock):
         self.evidence = block_evidence(block)
         self.block_text = canonical(self.evidence["block"])
-
-
-def normalise(value: Any) -> str:
-    """How a derived value compares with ``--expect k=v`` text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, bytes):
-        return "0x" + value.hex()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return value.lower() if value.startswith("0x") else value
-    return json.dumps(value, sort_keys=True)
 
 
 def subject_account(block: AnchoredBlock, address: bytes,

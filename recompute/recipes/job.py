@@ -14,8 +14,6 @@ optional expectation then decide the verdict (:mod:`recompute.recipes.evidence`)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock
@@ -31,35 +29,13 @@ from recompute.recipes.carry import (
     carried_whole,
     remember,
 )
-from recompute.recipes.evidence import BlockParts, normalise, outcome
+from recompute.recipes.evidence import BlockParts, outcome
 from recompute.recipes.framework import Clock, Reads, Recipe, Slots
-from recompute.recipes.kept_plans import KeptPlan, PlanMemo, keeps
+from recompute.recipes.job_record import Job
+from recompute.recipes.kept_plans import KeptPlan, keeps
 from recompute.recipes.runner import Runner, prove_contract
 
-
-@dataclass
-class Job:
-    """One recipe run at a block: what ``step`` and ``watch`` evaluate."""
-
-    recipe: Recipe
-    params: dict[str, Any]
-    address: bytes
-    layout: Layout
-    expect: dict[str, str] | None = None
-    compare_views: bool = False
-    # a SplitRecipe's rounds kept per answer across the blocks this job is run at
-    plan_memo: PlanMemo = field(default_factory=PlanMemo, compare=False, repr=False)
-
-    @cached_property
-    def contract_text(self) -> str:
-        return "0x" + self.address.hex()
-
-    @cached_property
-    def evidence_params(self) -> dict[str, str]:
-        """The parameters as the evidence writes them (made once: a watch asks the same job
-        at every block)."""
-        return {k: normalise(v) if not hasattr(v, "as_posix") else str(v)
-                for k, v in self.params.items()}
+__all__ = ["Job", "step", "step_many"]  # Job: for those who import it from here
 
 
 def step(recipe: Recipe, params: dict[str, Any], block: AnchoredBlock, address: bytes,

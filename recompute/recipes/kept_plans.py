@@ -38,14 +38,11 @@ before). Nothing else in the package is a hand-written generator.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.recipes.copies import Copier, copier, frozen
 from recompute.recipes.framework import Clock, Reads, SplitRecipe
-
-if TYPE_CHECKING:
-    from recompute.recipes.carry import AnsweredWhole
 
 MOST_ANSWERS = 8  # different answers kept per round: a value that keeps changing is re-planned
 
@@ -108,7 +105,9 @@ class PlanMemo:
 
     def __init__(self) -> None:
         self.first: Round | None = None
-        self.last: AnsweredWhole | None = None
+        # the carry's record of the last block (recompute.recipes.carry.AnsweredWhole, which
+        # this module does not import: the carry rules build on kept plans, not the reverse)
+        self.last: object | None = None
 
 
 def keeps(recipe: object) -> bool:

@@ -37,13 +37,9 @@ from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.evidence import (
-    compare_with_views,
-    expectation_holds,
-    json_value,
-    normalise,
-)
+from recompute.recipes.evidence import compare_with_views, expectation_holds, json_value
 from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
+from recompute.recipes.job_record import normalise
 from recompute.sources.cache import SharedSource
 
 
