@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors, served_by
 from recompute.core.bloom import bloom_bits, bloom_has
@@ -39,7 +39,7 @@ from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
 from recompute.recipes.evidence import compare_with_views, expectation_holds, json_value
 from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
-from recompute.recipes.job_record import normalise
+from recompute.recipes.job_record import Job, normalise
 from recompute.sources.cache import SharedSource
 
 
@@ -85,27 +85,6 @@ class PlainSource:
         return self.node.call(to, data, block_hash)
 
 
-class Check(Protocol):
-    """What the reference needs of a check (a :class:`recompute.recipes.job.Job` is one)."""
-
-    recipe: Recipe
-    params: dict[str, Any]
-    address: bytes
-    layout: Layout
-    expect: dict[str, str] | None
-    compare_views: bool
-
-
-@dataclass
-class _Check:
-    recipe: Recipe
-    params: dict[str, Any]
-    address: bytes
-    layout: Layout
-    expect: dict[str, str] | None = None
-    compare_views: bool = False
-
-
 @dataclass
 class _Consumed:
     """What one check consumed at one block, for its evidence."""
@@ -118,7 +97,7 @@ class _Consumed:
     account: ProvenAccount | None = None  # the subject account at the pinned block
 
 
-def reference_step_many(block: AnchoredBlock, jobs: list[Any]) -> list[Outcome | Exception]:
+def reference_step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception]:
     """:func:`recompute.recipes.job.step_many`'s answer, found the plain way: each check on
     its own, from nothing (module docstring). A check that fails gets its exception in its
     place, as there."""
@@ -129,14 +108,14 @@ def reference_step(recipe: Recipe, params: dict[str, Any], block: AnchoredBlock,
                    address: bytes, layout: Layout, expect: dict[str, str] | None = None,
                    compare_views: bool = False) -> Outcome:
     """:func:`recompute.recipes.job.step`, the plain way; UNVERIFIABLE as an exception."""
-    (result,) = reference_step_many(block, [_Check(recipe, params, address, layout, expect,
-                                                   compare_views)])
+    (result,) = reference_step_many(block, [Job(recipe, params, address, layout, expect,
+                                                compare_views)])
     if isinstance(result, Exception):
         raise result
     return result
 
 
-def _reference_one(block: AnchoredBlock, check: Check) -> Outcome | Exception:
+def _reference_one(block: AnchoredBlock, check: Job) -> Outcome | Exception:
     fresh = served_by(block, PlainSource(block.source))
     used = _Consumed()
     try:
@@ -159,7 +138,7 @@ def _reference_one(block: AnchoredBlock, check: Check) -> Outcome | Exception:
 # ---- each request, from the checkers ----------------------------------------------------------
 
 
-def _answer(block: AnchoredBlock, check: Check, request: object, used: _Consumed) -> Any:
+def _answer(block: AnchoredBlock, check: Job, request: object, used: _Consumed) -> Any:
     if isinstance(request, Reads):
         return _reads(block, check, request, used)
     if isinstance(request, Slots):
@@ -186,7 +165,7 @@ def _block_at(block: AnchoredBlock, number: int | None, used: _Consumed) -> Anch
     return ancestor(block, number)
 
 
-def _reads(block: AnchoredBlock, check: Check, request: Reads, used: _Consumed) -> Any:
+def _reads(block: AnchoredBlock, check: Job, request: Reads, used: _Consumed) -> Any:
     at = _block_at(block, request.block, used)
     plan = ReadPlan(check.layout, list(dict.fromkeys(request.paths)))
     while slots := plan.next_round():
@@ -209,7 +188,7 @@ def _reads(block: AnchoredBlock, check: Check, request: Reads, used: _Consumed) 
     return out
 
 
-def _slots(block: AnchoredBlock, check: Check, request: Slots, used: _Consumed) -> Any:
+def _slots(block: AnchoredBlock, check: Job, request: Slots, used: _Consumed) -> Any:
     wanted = list(dict.fromkeys(request.slots))
     account = prove_account_plainly(block, check.address, wanted)
     used.requests += 1
@@ -222,7 +201,7 @@ def _slots(block: AnchoredBlock, check: Check, request: Slots, used: _Consumed) 
     return {slot: account.storage[slot] for slot in wanted}
 
 
-def _logs(block: AnchoredBlock, check: Check, request: Logs, used: _Consumed) -> Any:
+def _logs(block: AnchoredBlock, check: Job, request: Logs, used: _Consumed) -> Any:
     """The contract's logs from ``request.from_block`` up to the pinned block, in chain
     order: every block's receipts proven, unless its bloom excludes the contract or topic."""
     if request.from_block == block.number + 1:
@@ -261,7 +240,7 @@ def _matches(log: ProvenLog, request: Logs) -> bool:
 # ---- the outcome -------------------------------------------------------------------------------
 
 
-def _outcome(block: AnchoredBlock, check: Check, used: _Consumed, account: ProvenAccount,
+def _outcome(block: AnchoredBlock, check: Job, used: _Consumed, account: ProvenAccount,
              derivation: Derivation) -> Outcome:
     """The verdict from the derivation (or the expectations), with its evidence
     (docs/evidence.md), assembled here."""
