@@ -27,9 +27,10 @@ LEVELS = {
     "sources": 2,
     "recipes": 3,
     "devnet": 3,
-    "vectors": 4,
-    "watch": 4,
-    "cli": 5,
+    "evaluator": 4,
+    "vectors": 5,
+    "watch": 5,
+    "cli": 6,
 }
 # recompute/__init__.py, recompute/api.py and recompute/recipe.py (for recipe authors) are the
 # public library surface: they sit on top

@@ -257,7 +257,7 @@ def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
 def served_by(block: AnchoredBlock, source: ProofSource) -> AnchoredBlock:
     """The same anchored header (its anchor unchanged: the pin it was tied to), whose proofs
     are asked of ``source``: the reference evaluator's fresh source for every check at every
-    block (recompute.recipes.reference). Sound as any source: every proof is verified against
+    block (recompute.evaluator.reference). Sound as any source: every proof is verified against
     the header's own roots."""
     return AnchoredBlock(_SEAL, block.header, block.anchor, block.chain_id, source)
 

@@ -21,7 +21,7 @@ Each memo is a bounded LRU per proof source (a weak reference: it goes with the 
 one node's answers never stand in for another's. A range audit walks the same parentHash links
 and proves the same receipts check after check, block after block; with these it does it once.
 The rules by which a *kept read* stands in for a fresh proof (same storageRoot, same layout)
-are not here but in ``recompute/recipes/carry.py``, which keeps its values in a memo of this
+are not here but in ``recompute/evaluator/carry.py``, which keeps its values in a memo of this
 module.
 
 Their sizes are chosen for range audits (thousands of blocks walked and asked again). A watch

@@ -413,7 +413,7 @@ def _check_account_claims(account: ProvenAccount, answer: dict[str, Any]) -> Non
 def prove_account_plainly(block: AnchoredBlock, address: bytes, slots: Iterable[int] = (),
                           source: ProofSource | None = None) -> ProvenAccount:
     """:func:`prove_account` the plain way, for the reference evaluator
-    (recompute.recipes.reference): one ``eth_getProof`` for the slots asked, every proof walked
+    (recompute.evaluator.reference): one ``eth_getProof`` for the slots asked, every proof walked
     on its own by the general walk (:func:`recompute.core.mpt.verify`, no claim taken on its
     text) through a node cache of its own that keeps nothing (``depth=0``): no node, no kept
     top walk and no answer of another request stands in for anything. The node's claims are

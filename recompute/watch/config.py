@@ -50,7 +50,7 @@ _HEALTHY = {"GOOD": Verdict.GOOD, "VERIFIED-GOOD": Verdict.GOOD,
 
 @dataclass(frozen=True)
 class Check:
-    """One parsed check: what :func:`recompute.recipes.job.step` needs, plus its healthy
+    """One parsed check: what :func:`recompute.evaluator.job.step` needs, plus its healthy
     verdict."""
 
     name: str

@@ -65,7 +65,7 @@ class SegmentTask:
     # the recipe modules the user named to the coordinator (--recipes, $RECOMPUTE_RECIPES),
     # resolved: the only user recipe code a worker imports (the config text only declares it)
     recipe_paths: tuple[str, ...] = ()
-    reference: bool = False  # the plain evaluator (recompute.recipes.reference), not the fast
+    reference: bool = False  # the plain evaluator (recompute.evaluator.reference), not the fast
 
     @property
     def config_hash(self) -> str:

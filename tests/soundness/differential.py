@@ -1,4 +1,4 @@
-"""The fast evaluator against the reference one (recompute.recipes.reference) over generated
+"""The fast evaluator against the reference one (recompute.evaluator.reference) over generated
 chains: the helpers of test_reference_differential.py and of the mutation script
 (tests/soundness/mutations.py). docs/design.md §Soundness.
 
@@ -36,8 +36,8 @@ from recompute.devnet import history_meters as hm
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
-from recompute.recipes.job import Job, step_many
-from recompute.recipes.reference import reference_step_many
+from recompute.evaluator.job import Job, step_many
+from recompute.evaluator.reference import reference_step_many
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor

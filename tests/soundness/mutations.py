@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.core import caching, mpt
-from recompute.recipes import carry, digest, kept_plans, runner
+from recompute.evaluator import carry, digest, kept_plans, runner
 from recompute.sources import cache
 from tests.soundness.differential import (
     FIXED,
@@ -163,7 +163,7 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(mpt.verify_many, "if top is None or proof[0] != top[0] or "
                         "proof[1] != top[1]:", "if top is None:")),
     # The reference's independence: a mistake in the fast path's evidence code is seen only
-    # because the reference assembles its own (recompute.recipes.reference).
+    # because the reference assembles its own (recompute.evaluator.reference).
     "fast-entry-path": (
         "the fast path's read entries name the path asked, not the slot's own path "
         "(runner.read_entries): the reference writes its entries itself",

@@ -4,7 +4,7 @@ the outcome drawn from its derivation (docs/design.md §Recipes, §Verdicts).
 The last stage of the trust flow (docs/design.md §Trust flow): everything here is made from
 values already proven (the trace's entries, the subject account) and the recipe's derivation;
 nothing here asks a node, except ``--compare-views``, which only adds findings. The fast path
-(recompute.recipes.job) and the reference evaluator (recompute.recipes.reference) assemble
+(recompute.evaluator.job) and the reference evaluator (recompute.evaluator.reference) assemble
 their outcomes here alike.
 """
 
@@ -18,9 +18,9 @@ from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.verdict import Verdict
-from recompute.recipes.digest import ReadGroup, canonical, evidence_digest
+from recompute.evaluator.digest import ReadGroup, canonical, evidence_digest
+from recompute.evaluator.job_record import Job, normalise
 from recompute.recipes.framework import Derivation, Recipe, parse_int_text
-from recompute.recipes.job_record import Job, normalise
 
 
 class Trace:

@@ -7,14 +7,14 @@ one ``eth_getProof`` of those raw slots; every :class:`~recompute.recipes.framew
 becomes receipts proven block by block against receiptsRoot, each block tied to the pinned one
 by parentHash links (blocks whose authenticated logsBloom excludes the contract or the topic
 are skipped: :mod:`recompute.core.bloom`). Each answer is recorded in the runner's
-:class:`~recompute.recipes.evidence.Trace`.
+:class:`~recompute.evaluator.evidence.Trace`.
 
 :func:`prove_contract` is the fast path's one way to an account: every account and slot it
 uses, whoever asks (a runner, a combined read of many checks, the carry's account proof, the
 subject account), is proven by :func:`recompute.core.prover.prove_account` against the anchored
 block's stateRoot there. The rounds of many checks together are in
-:mod:`recompute.recipes.job`; the rules by which a kept value stands in for a proof in
-:mod:`recompute.recipes.carry`.
+:mod:`recompute.evaluator.job`; the rules by which a kept value stands in for a proof in
+:mod:`recompute.evaluator.carry`.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from recompute.core.caching import (
 from recompute.core.errors import UsageError
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.receipts import ProvenLog
+from recompute.evaluator.digest import ReadEntry
+from recompute.evaluator.evidence import Trace
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan, ReadResult
-from recompute.recipes.digest import ReadEntry
-from recompute.recipes.evidence import Trace
 from recompute.recipes.framework import Logs, Reads, ReceiptsAt, Recipe, Slots
 
 
@@ -58,7 +58,7 @@ class Runner:
         self._ancestors: list[AnchoredBlock] = [block]
         self.account: ProvenAccount | None = None  # the subject account at the pinned block
         # a combined read hands this runner's plan copies of the kept values; False: the plan
-        # is a KeptPlan, which hands a recipe nothing kept (recompute.recipes.kept_plans)
+        # is a KeptPlan, which hands a recipe nothing kept (recompute.evaluator.kept_plans)
         self.copies = True
 
     # ---- reads ------------------------------------------------------------------------

@@ -8,7 +8,7 @@
   the contract shows the same storageRoot (the same trie: the same words, so the same decoded
   values). A read at an ancestor is kept under the ancestor's hash, which names its state
   alone. "The same layout" is one notion: the descriptor's digest (its whole content), in the
-  key and in the grouping of a round's reads (recompute.recipes.job).
+  key and in the grouping of a round's reads (recompute.evaluator.job).
 - **Hand-outs, shares, carried notes** (:class:`Share`, :class:`HandOut`,
   :class:`CarriedNotes`): made once from one kept entry and never altered; a hand-out is found
   by the exact paths asked; a check is handed copies of the kept containers.
@@ -32,13 +32,13 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.caching import memo_for
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.prover import ProvenAccount
+from recompute.evaluator.copies import Copier, copier
+from recompute.evaluator.digest import ReadGroup
+from recompute.evaluator.evidence import Trace
+from recompute.evaluator.job_record import Job
+from recompute.evaluator.kept_plans import Inputs, KeptPlan
+from recompute.evaluator.runner import Runner, prove_contract, prove_paths, read_entries
 from recompute.layout import Layout
-from recompute.recipes.copies import Copier, copier
-from recompute.recipes.digest import ReadGroup
-from recompute.recipes.evidence import Trace
-from recompute.recipes.job_record import Job
-from recompute.recipes.kept_plans import Inputs, KeptPlan
-from recompute.recipes.runner import Runner, prove_contract, prove_paths, read_entries
 
 V = TypeVar("V")
 PathsKey = str | tuple[str, ...]  # the paths a check asked: one path alone, or all in order
@@ -64,7 +64,7 @@ class Share:
     """One proven path of a combined read, as every check that asked it shares it."""
 
     value: Any  # kept, never handed out: each check gets copy(value)
-    copy: Copier | None  # recompute.recipes.copies.copier(value); None: nothing to copy
+    copy: Copier | None  # recompute.evaluator.copies.copier(value); None: nothing to copy
     entries: ReadGroup  # the evidence's entries for the path
 
 

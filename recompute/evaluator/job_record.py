@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from recompute.evaluator.kept_plans import PlanMemo
 from recompute.layout import Layout
 from recompute.recipes.framework import Recipe
-from recompute.recipes.kept_plans import PlanMemo
 
 
 def normalise(value: Any) -> str:

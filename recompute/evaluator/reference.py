@@ -13,7 +13,7 @@ log in the evidence either way). Nothing is carried from a block below, shared w
 check or prefetched. The evidence is assembled here, and its digest is the sha256 of the
 ``json.dumps`` of its four parts (docs/evidence.md): no runner, no carry, no kept text, no
 digest code of the fast path. What it takes from the fast path's modules is only how values
-are written (:func:`~recompute.recipes.evidence.json_value`, ``normalise``,
+are written (:func:`~recompute.evaluator.evidence.json_value`, ``normalise``,
 ``expectation_holds``) and the ``--compare-views`` calls, which add findings only.
 
 Used by the differential tests and by ``recompute watch --reference`` / ``recompute step
@@ -35,11 +35,11 @@ from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProvenAccount, prove_account_plainly
 from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
+from recompute.evaluator.evidence import compare_with_views, expectation_holds, json_value
+from recompute.evaluator.job_record import Job, normalise
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.evidence import compare_with_views, expectation_holds, json_value
 from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
-from recompute.recipes.job_record import Job, normalise
 from recompute.sources.cache import SharedSource
 
 
@@ -98,7 +98,7 @@ class _Consumed:
 
 
 def reference_step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception]:
-    """:func:`recompute.recipes.job.step_many`'s answer, found the plain way: each check on
+    """:func:`recompute.evaluator.job.step_many`'s answer, found the plain way: each check on
     its own, from nothing (module docstring). A check that fails gets its exception in its
     place, as there."""
     return [_reference_one(block, job) for job in jobs]
@@ -107,7 +107,7 @@ def reference_step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome |
 def reference_step(recipe: Recipe, params: dict[str, Any], block: AnchoredBlock,
                    address: bytes, layout: Layout, expect: dict[str, str] | None = None,
                    compare_views: bool = False) -> Outcome:
-    """:func:`recompute.recipes.job.step`, the plain way; UNVERIFIABLE as an exception."""
+    """:func:`recompute.evaluator.job.step`, the plain way; UNVERIFIABLE as an exception."""
     (result,) = reference_step_many(block, [Job(recipe, params, address, layout, expect,
                                                 compare_views)])
     if isinstance(result, Exception):

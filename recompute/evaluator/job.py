@@ -5,10 +5,10 @@
 layout reads of the same contract (and the same layout, by its digest) are proven together,
 one ``eth_getProof`` per contract per round, so N checks cost about as many round trips as one.
 Every answer a plan is handed is proven against the pinned block's header (or an ancestor tied
-to it by parentHash links) by :mod:`recompute.recipes.runner`, or stands in for such a proof
-under one of the rules of :mod:`recompute.recipes.carry` (a storageRoot this block's own
+to it by parentHash links) by :mod:`recompute.evaluator.runner`, or stands in for such a proof
+under one of the rules of :mod:`recompute.evaluator.carry` (a storageRoot this block's own
 account proof shows). The plan's :class:`~recompute.recipes.framework.Derivation` and an
-optional expectation then decide the verdict (:mod:`recompute.recipes.evidence`);
+optional expectation then decide the verdict (:mod:`recompute.evaluator.evidence`);
 ``--compare-views`` only adds findings.
 """
 
@@ -20,8 +20,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.prover import ProofStats
-from recompute.layout import Layout
-from recompute.recipes.carry import (
+from recompute.evaluator.carry import (
     Carry,
     GroupRead,
     KeptRound,
@@ -29,11 +28,12 @@ from recompute.recipes.carry import (
     carried_whole,
     remember,
 )
-from recompute.recipes.evidence import BlockParts, outcome
+from recompute.evaluator.evidence import BlockParts, outcome
+from recompute.evaluator.job_record import Job
+from recompute.evaluator.kept_plans import KeptPlan, keeps
+from recompute.evaluator.runner import Runner, prove_contract
+from recompute.layout import Layout
 from recompute.recipes.framework import Clock, Reads, Recipe, Slots
-from recompute.recipes.job_record import Job
-from recompute.recipes.kept_plans import KeptPlan, keeps
-from recompute.recipes.runner import Runner, prove_contract
 
 __all__ = ["Job", "step", "step_many"]  # Job: for those who import it from here
 
@@ -73,7 +73,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
 
 def _plan(job: Job, runner: Runner, clock: Clock) -> Any:
     """The job's plan at this block: a SplitRecipe's through the job's kept rounds
-    (recompute.recipes.kept_plans: handed the kept values themselves, it copies what it hands
+    (recompute.evaluator.kept_plans: handed the kept values themselves, it copies what it hands
     the recipe), any other recipe's generator."""
     if keeps(job.recipe):
         runner.copies = False
