@@ -125,7 +125,7 @@ def _fetch_header(source: ProofSource, ref: BlockRef | bytes) -> Header:
         shown = "0x" + ref.hex() if isinstance(ref, bytes) else str(ref)
         raise Unverifiable("block-unknown", f"{source.label} does not know block {shown}")
     header = Header.from_rpc(raw)
-    if isinstance(ref, int) and header.number != ref:  # under every anchor (issue #11)
+    if isinstance(ref, int) and header.number != ref:  # another block's header: refused
         raise Unverifiable("rpc-inconsistent", f"{source.label} answered for block {ref} with "
                                                f"a header numbered {header.number}")
     return header

@@ -1,4 +1,4 @@
-"""How a decoded value is copied for each check that is handed it (issue #12).
+"""How a decoded value is copied for each check that is handed it.
 
 Checks of one block that read the same path share one proof, and later blocks share it while
 the contract's storageRoot is the same (:class:`recompute.evaluator.carry.Carry`); each check

@@ -57,7 +57,7 @@ def subject_account(block: AnchoredBlock, address: bytes,
                     account: ProvenAccount) -> ProvenAccount:
     """The recipe's contract at the pinned block, which must be a contract: an account proven
     absent, or without code (a mistyped address, an externally owned account, a block before
-    deployment) reads as zeros everywhere, so no verdict can be drawn from it (issue #11):
+    deployment) reads as zeros everywhere, so no verdict can be drawn from it:
     ``no-contract``."""
     if not account.exists or account.code_hash == EMPTY_CODE_HASH:
         what = "does not exist" if not account.exists else "has no code"

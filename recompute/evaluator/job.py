@@ -142,7 +142,7 @@ def _combined_reads(block: AnchoredBlock, jobs: list[Job], runners: list[Runner]
     for i, request in reads.items():
         job = jobs[i]
         # by the descriptor's content, never its name: two layouts of one contract name may
-        # place the same path in different slots (issue #11)
+        # place the same path in different slots
         below = None if request.block == number else request.block
         groups.setdefault((job.address, job.layout.digest, below), []).append(i)
     out: dict[int, Any] = {}

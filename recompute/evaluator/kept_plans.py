@@ -1,4 +1,4 @@
-"""A split recipe's read plan kept per check across blocks (issue #12).
+"""A split recipe's read plan kept per check across blocks.
 
 A :class:`~recompute.recipes.framework.SplitRecipe`'s reads make their requests from the
 parameters and the values read alone (no clock), so a check whose values at this block are

@@ -69,7 +69,7 @@ class Runner:
             return self.block
         if number < 0:
             raise UsageError(f"block {number} is not a block number")
-        if number > self.block.number:  # nothing above the pin is anchored (issue #11)
+        if number > self.block.number:  # nothing above the pin is anchored
             raise UsageError(f"block {number} is above the pinned block {self.block.number}: "
                              "only the pinned block and its ancestors can be read")
         at = ancestor(self.block, number)
@@ -134,7 +134,7 @@ class Runner:
             return []  # "after the pinned block, up to it": an empty range, not a mistake
         if request.from_block < 0:
             raise UsageError(f"block {request.from_block} is not a block number")
-        if request.from_block > self.block.number:  # nothing above the pin (issue #11)
+        if request.from_block > self.block.number:  # nothing above the pin is anchored
             raise UsageError(f"block {request.from_block} is above the pinned block "
                              f"{self.block.number}: only the pinned block and its ancestors can "
                              "be read")
@@ -167,7 +167,7 @@ class Runner:
         prefetch_receipts(matching)
         for block in matching:
             # only the logs the recipe's contract emitted: anyone can emit the same event
-            # signature from a contract of their own (issue #11); each is in the evidence
+            # signature from a contract of their own; each is in the evidence
             logs = [log for log in prove_receipts(block).logs if log.address == self.address]
             proven += 1
             entries += [log.to_json() for log in logs]
@@ -186,7 +186,7 @@ class Runner:
     def _contract_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
         """The one way logs reach a plan: receipts proven against ``block``'s receiptsRoot,
         then only the logs *emitted by the recipe's contract* (anyone can emit the same event
-        signature from a contract of their own: issue #11), each listed in the evidence."""
+        signature from a contract of their own), each listed in the evidence."""
         proven = prove_receipts(block)
         self.trace.receipts_proven += 1
         logs = [log for log in proven.logs if log.address == self.address]

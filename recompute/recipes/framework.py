@@ -197,7 +197,7 @@ def parse_int_text(text: str) -> int | None:
 @dataclass(frozen=True)
 class Output:
     """The type of one derived value, so that ``--expect k=v`` is checked when the command or
-    checks.toml is parsed, before any node is asked (issue #11 item 7). Kinds: ``int``
+    checks.toml is parsed, before any node is asked. Kinds: ``int``
     (decimal or 0x-hex), ``bool``, ``hex`` (0x bytes, compared lower-case), ``enum`` (one of
     ``choices``, any case), ``text`` (compared as written), ``json`` (a table: not
     expectable)."""
@@ -301,7 +301,7 @@ Inputs = TypeVar("Inputs")  # what a SplitRecipe's reads make of the values, for
 
 
 class SplitRecipe(Recipe, Generic[Inputs]):
-    """A recipe whose plan is its reads, then a derivation (issue #12): :meth:`reads` yields
+    """A recipe whose plan is its reads, then a derivation: :meth:`reads` yields
     what it reads and returns the inputs it made of the values, *without the clock*, so the
     requests it makes are a function of the parameters and the values read alone;
     :meth:`derive` turns those inputs and the pinned block's clock into the Derivation. Its

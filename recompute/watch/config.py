@@ -126,7 +126,7 @@ def parse_config(data: dict[str, Any], path: Path,
         raise UsageError(f"{path}: no [[check]] tables: a watch needs at least one check")
     checks: list[Check] = []
     names: set[str] = set()
-    layouts: dict[str, Layout] = {}  # one descriptor object per layout named (issue #12)
+    layouts: dict[str, Layout] = {}  # one descriptor object per layout named: reads group by it
     for index, entry in enumerate(entries, start=1):
         check = _parse_check(entry, index, path, extra, layouts)
         if check.name in names:

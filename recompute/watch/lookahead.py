@@ -1,5 +1,5 @@
 """Blocks evaluated one after another, in block order, while threads fetch ahead
-(docs/watch.md §Range audit, issue #12).
+(docs/watch.md §Range audit).
 
 A range audit's blocks are not independent: a block's reads are carried from the block below it
 while the contract's storageRoot is the same (:class:`recompute.evaluator.carry.Carry`), which
