@@ -11,12 +11,15 @@ typed entry to the trust flow: anchor a block, then prove, read, step or replay 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from recompute.core import anchor as _anchor
+from recompute.core import clock as _clock
+from recompute.core import hops as _hops
 from recompute.core import prover as _prover
 from recompute.core.anchor import Anchor, AnchoredBlock
 from recompute.core.clock import Clock
@@ -39,7 +42,8 @@ __all__ = [
     "REASONS", "Anchor", "AnchoredBlock", "ArgumentError", "Clock", "Job", "Layout",
     "LiveSource", "Outcome", "ProvenAccount", "ReadResult", "Reason", "Recipe",
     "RecomputeError", "Unverifiable", "UsageError",
-    "Verdict", "VectorResult", "anchor_block", "get_recipe", "load_layout", "load_recipes",
+    "Verdict", "VectorResult", "anchor_block", "anchor_l2_block", "get_recipe", "load_layout",
+    "load_recipes",
     "prove_account", "read", "step", "step_many", "verify_vector",
 ]
 
@@ -58,13 +62,15 @@ def _hash(value: object, name: str) -> bytes:
 
 def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = None,
                  block_hash: bytes | str | None = None, quorum: int | None = None,
-                 checkpoint: bytes | str | None = None, clock: Clock | None = None
-                 ) -> AnchoredBlock:
+                 checkpoint: bytes | str | None = None, clock: Clock | None = None,
+                 history: str = "auto") -> AnchoredBlock:
     """Anchor one block (docs/design.md §Anchors): ``block`` a number (int, decimal or 0x text)
     or a tag (``latest``, ``safe``, ``finalized``, ``earliest``); pinned by ``block_hash``, a
     ``checkpoint`` above it, or a ``quorum`` of the sources agreeing. ``clock`` (the system
     clock unless given) dates the block: a tag's block older than its ``max_anchor_age`` is
-    ``stale-anchor``."""
+    ``stale-anchor``. ``history`` is how a block below a ``checkpoint`` is proven: ``auto``
+    (hops through the history storage contract, else the header walk), ``hops`` or ``walk``
+    (:func:`recompute.core.hops.reach`)."""
     if isinstance(block, bool) or (block is not None and not isinstance(block, (int, str))):
         raise ArgumentError(f"block: {block!r} is not a block number or tag")
     if isinstance(block, str) and block not in BLOCK_TAGS:
@@ -78,7 +84,32 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
         block_hash=None if block_hash is None else _hash(block_hash, "block_hash"),
         quorum=quorum,
         checkpoint=None if checkpoint is None else _hash(checkpoint, "checkpoint"),
-        **({} if clock is None else {"clock": clock}))
+        clock=_clock.SYSTEM if clock is None else clock,
+        reach=functools.partial(_hops.reach, mode=history))
+
+
+def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: bytes | str,
+                    block: int | str | None = None, game: bytes | str | None = None,
+                    finality: str = "final", clock: Clock | None = None) -> AnchoredBlock:
+    """An OP-stack L2 block pinned through L1 (docs/l2.md): ``l1_block`` anchored by any
+    method (it must be younger than ``clock``'s ``max_anchor_age``), ``portal`` the chain's
+    ``OptimismPortal2`` proxy, ``block`` the L2 block (None: the game's), ``game`` the dispute
+    game to use (None: the closest usable one at or above ``block``), ``finality`` the weakest
+    tier accepted (``final``, ``resolved``, ``proposed``). Proofs at the block returned are
+    asked of ``l2_source``; a refused game is :class:`Unverifiable` with its reason."""
+    from recompute.l2.anchor import OpStackRequest, by_output_root
+    from recompute.l2.finality import TIERS
+
+    if block is not None:
+        if isinstance(block, bool) or not isinstance(block, (int, str)):
+            raise ArgumentError(f"block: {block!r} is not a block number")
+        block = as_uint256(block, "block")
+    if finality not in TIERS:
+        raise ArgumentError(f"finality: {finality!r} is not one of {', '.join(TIERS)}")
+    request = OpStackRequest(portal=_address(portal, "portal"), block=block,
+                             game=None if game is None else _address(game, "game"),
+                             accept=finality)
+    return by_output_root(l1_block, l2_source, request, clock or Clock())
 
 
 def prove_account(block: AnchoredBlock, address: bytes | str,

@@ -19,14 +19,20 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-extensions", "--enable-logging=stderr", "--v=0")
 
 
-def chromium() -> str:
-    found = shutil.which("chromium")
+def installed(program: str, package: str) -> str:
+    """The path of ``program`` (from Debian's ``package``); absent, the test skips, or fails
+    under CI (``CI=true``: .ci/run installs it)."""
+    found = shutil.which(program)
     if found is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed: CI installs it (.ci/run, apt-get install "
-                        "chromium)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+            pytest.fail(f"{program} is not installed: CI installs it (.ci/run, apt-get install "
+                        f"{package})")
+        pytest.skip(f"{program} is not installed (apt-get install {package})")
     return found
+
+
+def chromium() -> str:
+    return installed("chromium", "chromium")
 
 
 def _run(page: Path, *flags: str, profile: Path) -> subprocess.CompletedProcess:

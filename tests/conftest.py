@@ -15,6 +15,7 @@ them.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,10 @@ from tests import REPO_ROOT, cli
 
 os.environ.setdefault("RECOMPUTE_ANVIL", str(REPO_ROOT / "node_modules"))
 os.environ.setdefault("RECOMPUTE_SOLC", str(REPO_ROOT / "node_modules"))
+# The devnets `devnet up` starts are recorded in $XDG_STATE_HOME/recompute/devnets, which a
+# bare `devnet down` stops: each test process records its own, never the user's (nor another
+# test process's).
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="recompute-test-state-")
 
 ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed", "example",
                   "devnet_folder"}

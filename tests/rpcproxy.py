@@ -1,13 +1,18 @@
 """A real HTTP hop in front of anvil whose answers a test may rewrite: a node that refuses a
 method, or lies in it (the one lying node of the tests: core and light-client tests use it).
 It counts what it is asked (HTTP requests, calls by method), relays JSON-RPC batches as batches,
-and can refuse batches or tamper with a batch answer as a whole."""
+and can refuse batches or tamper with a batch answer as a whole. Passing trouble is queued in
+:attr:`RpcProxy.faults`: each HTTP request takes the next fault, if any, instead of an answer
+(an HTTP status such as 503 or 429, with a ``Retry-After`` when given as ``(status, seconds)``,
+or ``"reset"``: the connection closed with a TCP reset; ``None``: no trouble), or only the
+batches do, in turn (:attr:`RpcProxy.faults_on_batches`)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import socket
+import struct
 import threading
 import urllib.request
 from collections import Counter
@@ -36,6 +41,9 @@ class RpcProxy:
         self.requests = 0  # HTTP requests received
         self.methods: Counter[str] = Counter()  # JSON-RPC calls by method
         self.batches_refused = 0
+        self.faults: list[int | tuple[int, int] | str | None] = []  # next requests: None, none
+        self.faulted = 0  # requests answered by a fault
+        self.faults_on_batches = False  # True: only batches take the faults (in turn)
         self._lock = threading.Lock()
 
         def one(request: dict, reply: dict) -> dict:
@@ -47,9 +55,9 @@ class RpcProxy:
             def do_POST(self):  # noqa: N802 -- http.server's name
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 calls = request if isinstance(request, list) else [request]
-                with proxy._lock:
-                    proxy.requests += 1
-                    proxy.methods.update(c.get("method", "?") for c in calls)
+                fault = proxy._count(calls, isinstance(request, list))
+                if fault is not None:
+                    return _send_fault(self, fault)
                 if isinstance(request, list):
                     if batches is not True:
                         with proxy._lock:
@@ -83,6 +91,16 @@ class RpcProxy:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
+    def _count(self, calls: list, batch: bool) -> int | tuple[int, int] | str | None:
+        """A request received: counted; the fault it takes, if any."""
+        with self._lock:
+            self.requests += 1
+            self.methods.update(c.get("method", "?") for c in calls)
+            takes = batch or not self.faults_on_batches
+            fault = self.faults.pop(0) if self.faults and takes else None
+            self.faulted += fault is not None
+            return fault
+
     def reset(self) -> None:
         with self._lock:
             self.requests = 0
@@ -98,6 +116,23 @@ class RpcProxy:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _send_fault(handler: BaseHTTPRequestHandler, fault: int | tuple[int, int] | str) -> None:
+    """Passing trouble instead of an answer: an HTTP status (and Retry-After), or a reset."""
+    if fault == "reset":  # SO_LINGER 0: close() sends RST, not FIN
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.close_connection = True
+        handler.connection.close()
+        return
+    status, after = fault if isinstance(fault, tuple) else (fault, None)
+    data = b"<html>busy</html>"
+    handler.send_response(int(status))
+    if after is not None:
+        handler.send_header("Retry-After", str(after))
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _relay(upstream: str, calls: list) -> list:

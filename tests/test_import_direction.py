@@ -21,12 +21,14 @@ PACKAGE = Path(recompute.__file__).resolve().parent
 LEVELS = {
     "": 0,  # recompute/__init__.py (the version, the public API re-exports: see below)
     "core": 0,
+    "disk": 0,  # the one place files are written (recompute/disk/whole_file.py)
     "data": 0,
     "lightclient": 1,
     "layout": 2,
     "sources": 2,
     "recipes": 3,
     "devnet": 3,
+    "l2": 3,
     "evaluator": 4,
     "vectors": 5,
     "watch": 5,

@@ -46,7 +46,9 @@ NOT_MESSAGES = {
     "watch/hooks.py": "--on-bad",
     "watch/webhook.py": "--on-bad-webhook",
     "watch/audit_page.py": "--block-hash --checkpoint --quorum --json",
-    "watch/metrics.py": "--confirmations",
+    # the report's words: how a single-rpc audit could have been pinned, the --at clock
+    "watch/report_words.py": "--at --block-hash --checkpoint --quorum",
+    "watch/metrics.py": "--confirmations --max-anchor-age",
 }
 
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")

@@ -21,6 +21,7 @@ import click
 from recompute.cli.flags import cli_detail, cli_message
 from recompute.core.boundedjson import reset_recursion_limit
 from recompute.core.errors import RecomputeError, Unverifiable, UsageError
+from recompute.core.outside_text import visible
 from recompute.core.verdict import EXIT_INTERNAL, EXIT_UNVERIFIABLE, EXIT_USAGE
 from recompute.version import __version__
 
@@ -64,6 +65,16 @@ class LazyGroup(click.Group):
             reset_recursion_limit()
         return self.commands.get(name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command says which it may have meant, from every command (click's own
+        suggestions know only those imported)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand:
+            raise click.exceptions.NoSuchCommand(
+                str(args[0]), possibilities=self.list_commands(ctx), ctx=ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)
@@ -91,29 +102,34 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as done:
         code = done.exit_code
     except click.Abort:
-        click.echo("aborted", err=True)
+        _say("aborted")
         code = EXIT_USAGE
     except click.UsageError as exc:  # bad options: one line, exit 64 (not click's 2)
         hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
-        click.echo(f"error: {exc.format_message()}{hint}", err=True)
+        _say(f"error: {exc.format_message()}{hint}")
         code = EXIT_USAGE
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+        _say(f"error: {exc.format_message()}")
         code = EXIT_USAGE
     except UsageError as exc:
-        click.echo(f"error: {cli_message(exc)}", err=True)
+        _say(f"error: {cli_message(exc)}")
         code = EXIT_USAGE
     except Unverifiable as exc:
-        click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}", err=True)
+        _say(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
         code = EXIT_UNVERIFIABLE
     except RecomputeError as exc:
-        click.echo(f"error: {exc}", err=True)
+        _say(f"error: {exc}")
         code = EXIT_USAGE
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:  # noqa: BLE001 -- the catch-all: a bug, never a verdict's code
         message = " ".join(str(exc).split())[:300]
-        click.echo(f"internal error: {type(exc).__name__}: {message} — this is a bug, please "
-                   "report it", err=True)
+        _say(f"internal error: {type(exc).__name__}: {message} — this is a bug, please "
+             "report it")
         code = EXIT_INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _say(text: str) -> None:
+    """One line on stderr; what it quotes (a node's message, a file's contents) only as text."""
+    click.echo(visible(text), err=True)

@@ -26,12 +26,13 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.audit_files import ReportFiles, csv_option, html_option
+from recompute.cli.report import say
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
-from recompute.watch.config import Check
+from recompute.watch.config import Check, read_config_text
 from recompute.watch.coordinator import SegmentedAudit, in_process, line_from_json, summarise
 from recompute.watch.evaluate import Line
 from recompute.watch.linking import ties_from_top, without_lines
@@ -57,13 +58,6 @@ def _metas(checks: list[Check]) -> list[dict[str, Any]]:
     return [CheckMeta(c.name, c.healthy, c.since).to_json() for c in checks]
 
 
-def _config_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--config {path}: {exc.strerror or exc}") from None
-
-
 def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
                   sources: Sequence[SharedSource], first: int | None, last: int | None,
                   pins: Pins, confirmations: int,
@@ -72,11 +66,15 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
                   resume: bool, segment_blocks: int, threads: int, sink: Sink,
                   stop: threading.Event,
                   files: ReportFiles | None = None,
-                  recipe_paths: tuple[str, ...] = (), reference: bool = False) -> int:
+                  recipe_paths: tuple[str, ...] = (), reference: bool = False,
+                  anchor_top: Callable[[], AnchoredBlock] | None = None) -> int:
     """A range audit in segments; the exit code (0/1/2, 130 interrupted). ``files``: the
     --html/--csv reports, made from the store once the audit is complete. ``recipe_paths``:
-    the recipe modules the user named (resolved), the only ones a worker imports."""
-    text = _config_text(config_path)
+    the recipe modules the user named (resolved), the only ones a worker imports.
+    ``anchor_top``:
+    how the range's top block is anchored when the pins do not say (an L2 block pinned
+    through L1: docs/l2.md §Watch)."""
+    text = read_config_text(config_path)
     scratch = None
     if store_path is None:
         scratch = tempfile.mkdtemp(prefix="recompute-audit-")
@@ -94,7 +92,7 @@ def run_segmented(*, checks: list[Check], config_path: str, rpcs: list[str],
             raise UsageError("a range audit is --from N --to M")
         else:
             top = _start_range(store, checks, text, sources, first, last, pins, confirmations,
-                               segment_blocks)
+                               segment_blocks, anchor_top)
         executor = in_process
         where = "this process"
         dask = None
@@ -133,12 +131,13 @@ def _anchor(sources: Sequence[SharedSource], number: int, pins: Pins) -> Anchore
 
 def _start_range(store: Store, checks: list[Check], text: str, sources: Sequence[SharedSource],
                  first: int | None, last: int, pins: Pins, confirmations: int,
-                 segment_blocks: int) -> AnchoredBlock:
+                 segment_blocks: int,
+                 anchor: Callable[[], AnchoredBlock] | None = None) -> AnchoredBlock:
     try:
         head = sources[0].block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
-    top = _anchor(sources, last, pins)
+    top = _anchor(sources, last, pins) if anchor is None else anchor()
     store.put({"mode": "range", "config_hash": config_hash(text), "checks": _metas(checks),
                "first": first, "last": last, "pinned_hash": "0x" + top.hash.hex(),
                "anchor": top.anchor.to_json(), "head": head, "confirmations": confirmations,
@@ -180,7 +179,7 @@ def _resume_range(store: Store, text: str, config_path: str, first: int | None,
 def open_follow_store(store_path: str, checks: list[Check], config_path: str,
                       confirmations: int) -> tuple[Store, int | None, bytes | None]:
     """The store of a following bot: (store, last final block, its hash) when it continues."""
-    text = _config_text(config_path)
+    text = read_config_text(config_path)
     store = Store(store_path)
     params = store.params()
     if params.get("mode") not in (None, "follow"):
@@ -228,9 +227,9 @@ def report_command(store_path: str, as_json: bool, html_path: str | None,
         click.echo(json.dumps(report, indent=2))
     else:
         for row in rows:
-            click.echo(row)
+            say(row)
     for note in notes:
-        click.echo(note, err=True)
+        say(note, err=True)
     sys.exit(report["exit_code"])
 
 

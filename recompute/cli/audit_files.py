@@ -1,19 +1,19 @@
 """``--html FILE`` and ``--csv FILE`` of ``recompute watch --from N --to M`` and ``recompute
 audit report`` (docs/report.md): the paths checked before any node is asked, the lines taken
 block by block, each file written beside its final name and renamed into place once whole
-(an interrupted audit leaves no half file)."""
+(an interrupted audit leaves no half file): :mod:`recompute.disk.whole_file`, the paths
+being the ones the user named (a link given is written through, docs/report.md)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TextIO
 
 import click
 
 from recompute.core.errors import UsageError
 from recompute.core.verdict import Verdict
+from recompute.disk.whole_file import WholeFile, write_whole
 from recompute.watch.audit_csv import AuditCsv
 from recompute.watch.audit_page import AuditFacts, AuditPage
 from recompute.watch.auditor import Summary
@@ -45,7 +45,7 @@ class ReportFiles:
         self.html = _checked("--html", html_path) if html_path else None
         self.csv = _checked("--csv", csv_path) if csv_path else None
         self.page: AuditPage | None = None
-        self._csv_out: TextIO | None = None
+        self._csv_out: WholeFile | None = None
         self._csv_writer: AuditCsv | None = None
 
     @property
@@ -57,7 +57,7 @@ class ReportFiles:
             self.page = AuditPage(checks)
         if self.csv is not None:
             try:
-                self._csv_out = _partial(self.csv).open("w", encoding="utf-8", newline="")
+                self._csv_out = WholeFile(self.csv, named=True)
             except OSError as exc:
                 raise UsageError(f"--csv {self.csv}: {exc.strerror or exc}") from None
             self._csv_writer = AuditCsv(self._csv_out)
@@ -73,21 +73,19 @@ class ReportFiles:
         notes = []
         csv, html = self.csv, self.html
         if self._csv_out is not None and csv is not None:
-            self._csv_out.close()
-            self._csv_out = None
-            _settle("--csv", csv, lambda: os.replace(_partial(csv), csv))
+            out, self._csv_out = self._csv_out, None
+            _settle("--csv", csv, out.commit)
             notes.append(f"report: {csv} (CSV, one row per line)")
         if self.page is not None and html is not None:
             text = self.page.render(facts, summary)
-            _settle("--html", html, lambda: _write(html, text))
+            _settle("--html", html, lambda: write_whole(html, text, named=True))
             notes.append(f"report: {html} (HTML)")
         return notes
 
     def discard(self) -> None:
         """An audit that did not finish: no file (the partial CSV removed)."""
         if self._csv_out is not None:
-            self._csv_out.close()
-            Path(self._csv_out.name).unlink(missing_ok=True)
+            self._csv_out.discard()
             self._csv_out = None
 
 
@@ -96,16 +94,6 @@ def _settle(option: str, path: str | Path, write: Callable[[], object]) -> None:
         write()
     except OSError as exc:
         raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None
-
-
-def _partial(path: Path) -> Path:
-    """Where a file is written before it is whole (then renamed: the same folder)."""
-    return path.with_name(f".{path.name}.partial")
-
-
-def _write(path: Path, text: str) -> None:
-    _partial(path).write_text(text, encoding="utf-8")
-    os.replace(_partial(path), path)
 
 
 class ReportingSink(Sink):

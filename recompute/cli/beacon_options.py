@@ -11,7 +11,6 @@ by :func:`given_light_client_options`), and the anchoring reads them from there
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,15 +170,16 @@ def load_store(request: LightClientRequest) -> LightClientStore | None:
 
 
 def save_store(request: LightClientRequest, store: LightClientStore) -> None:
+    from recompute.disk.whole_file import write_whole  # not on a verdict's cold path
     from recompute.lightclient.persist import store_to_json
 
     path = request.store_path
     if path is None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(store_to_json(store, request.trusted_root)))
-    os.replace(temporary, path)  # a reader sees the old store or the new one, whole
+    # a reader sees the old store or the new one, whole; --lc-store names the path (a link
+    # given there is written through, docs/watch.md §Files recompute writes)
+    write_whole(path, json.dumps(store_to_json(store, request.trusted_root)), named=True)
 
 
 class LightClientSession:
@@ -224,7 +224,8 @@ class LightClientSession:
 
 
 def light_client_anchor(source: ProofSource, request: LightClientRequest,
-                        block_text: str | None, clock: Clock = SYSTEM) -> AnchoredBlock:
+                        block_text: str | None, clock: Clock = SYSTEM,
+                        history: str = "auto") -> AnchoredBlock:
     """Sync, then anchor ``--block`` (finalized by default) by the light client, judged
     current by ``clock`` (stale-anchor otherwise)."""
     from recompute.lightclient.anchor import by_light_client
@@ -235,4 +236,4 @@ def light_client_anchor(source: ProofSource, request: LightClientRequest,
         store = session.sync()
     finally:
         session.close()
-    return by_light_client(source, store, request.trusted_root, block, clock)
+    return by_light_client(source, store, request.trusted_root, block, clock, history)

@@ -5,7 +5,8 @@ history), then at named moments: reads registry storage through layouts with pro
 block hash, re-derives what the registries claim with the recipes, and sets each registry's
 own view beside it, so the lying variants show up as view-disagrees findings. It also proves
 real go-ethereum state (the bundled execution-apis fixtures) and shows that a lying node gets
-UNVERIFIABLE. Stops the devnet at the end.
+UNVERIFIABLE, and the devnet's OP-stack L2 (recompute/cli/demo_l2.py): its blocks pinned through
+L1's dispute games. Stops the devnet at the end.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from recompute.cli.demo_l2 import run_l2_part
 from recompute.cli.flags import cli_detail
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.clock import Clock
@@ -22,6 +24,7 @@ from recompute.core.errors import Unverifiable
 from recompute.core.header import Header
 from recompute.core.prover import prove_account
 from recompute.data import FIXTURE_CHAIN
+from recompute.devnet.l2_lifecycle import extension
 from recompute.devnet.lifecycle import down, up
 from recompute.evaluator.job import step
 from recompute.layout import load_layout, read_all
@@ -192,8 +195,8 @@ def run_geth_part(echo: Callable[[str], None]) -> None:
 def run(echo: Callable[[str], None] = print) -> int:
     with tempfile.TemporaryDirectory(prefix="recompute-demo-") as state:
         echo("recompute demo: starting the devnet (anvil + reference registries + scripted "
-             "history)…")
-        manifest, _ = up(Path(state))
+             "history, and an OP-stack L2)…")
+        manifest, _ = up(Path(state), extension=extension(True))
         try:
             echo(f"devnet at {manifest['rpc']}, chain {manifest['chain_id']}, "
                  f"{len(manifest['moments'])} named moments; every block below is pinned by "
@@ -201,6 +204,8 @@ def run(echo: Callable[[str], None] = print) -> int:
             findings = run_devnet_part(manifest, echo)
             echo("\nLight-client anchor: the block pinned by the beacon chain's sync committee")
             run_light_client_part(manifest, echo)
+            echo("")
+            run_l2_part(manifest, echo)
         finally:
             down(Path(state))
     echo("")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import click
 
 from recompute.cli import cli
+from recompute.devnet.l2_lifecycle import check_resumable, extension
 from recompute.devnet.lifecycle import (
     DEFAULT_PORT,
     DEFAULT_STATE_DIR,
@@ -19,6 +21,7 @@ from recompute.devnet.lifecycle import (
     down,
     up,
 )
+from recompute.devnet.registry import known
 
 
 @cli.group("devnet")
@@ -49,6 +52,7 @@ def _summary(manifest: dict[str, Any]) -> list[str]:
         about = moment.get("about")
         if about:
             lines.append(f"      {about['recipe']} -> {about['verdict']}: {about['text']}")
+    lines += _l2_summary(manifest.get("l2"))
     live = manifest.get("live")
     if live:
         reorgs = f", a reorg every {live['reorg_every']} blocks" if live["reorg_every"] else ""
@@ -63,7 +67,27 @@ def _summary(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _l2_summary(l2: dict[str, Any] | None) -> list[str]:
+    """The L2's lines (``devnet up --l2``): its nodes, the L1 system, its games and moments."""
+    if not l2:
+        return []
+    l1 = l2["l1"]
+    lines = [f"l2 rpc {l2['rpc']} (chain {l2['chain_id']}, OP stack); lying L2 node "
+             f"{l2['lying_rpc']}",
+             f"  L1 system ({l1['package']}): portal {l1['contracts']['OptimismPortal2']} "
+             f"(--l2-portal), factory {l1['contracts']['DisputeGameFactory']}, finality delay "
+             f"{l1['dispute_game_finality_delay']} s",
+             f"  games: {len(l2['games'])}; L2 moments: {len(l2['moments'])} (each with its "
+             "command in the manifest: l2.moments.*.argv)"]
+    for label, moment in l2["moments"].items():
+        reason = f" {moment['reason']}" if moment.get("reason") else ""
+        lines.append(f"    {label:<24} game {moment['game']:<16} L2 block {moment['l2_block']:>3}"
+                     f" -> {moment['verdict']}{reason}")
+    return lines
+
+
 NEXT_MOMENT = "amm.overdue"  # a moment whose verdict is BAD: the first thing worth seeing
+NEXT_L2_MOMENT = "l2.final-bad"  # its L2 twin, through L1
 
 
 def _next_commands(manifest: dict[str, Any]) -> list[str]:
@@ -87,11 +111,38 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
         lines.append(f"  recompute proof -r {rpc} --beacon {beacon['url']} --trusted-root "
                      f"{beacon['trusted_root']} --network {network}{at} --accept-old-checkpoint "
                      f"--address {registry} --slot 0")
+    l2_moment = manifest.get("l2", {}).get("moments", {}).get(NEXT_L2_MOMENT)
+    if l2_moment:  # an L2 block pinned through L1's dispute games (docs/l2.md)
+        lines.append("  " + shlex.join(l2_moment["argv"]))
     last = max((m["number"] for m in manifest["moments"].values()), default=1)
     lines.append(f"  recompute watch -r {rpc} --config examples/devnet-watch.toml --from 1 "
                  f"--to {last}")
-    lines.append("  recompute devnet down")
+    if manifest.get("live"):  # the chain that moves: follow it, alerting once per lie
+        lines.append(f"  recompute watch -r {rpc} --config examples/live-watch.toml --on-bad "
+                     "'echo \"lie at block $RECOMPUTE_BLOCK\"'")
+    folder = Path(manifest.get("state_dir", DEFAULT_STATE_DIR))
+    named = "" if folder == DEFAULT_STATE_DIR.resolve() else f" --state-dir {_shown(folder)}"
+    lines.append(f"  recompute devnet down{named}")
     return lines
+
+
+def _shown(folder: Path) -> str:
+    """A state folder as typed: relative to the working folder when inside it."""
+    try:
+        return str(folder.relative_to(Path.cwd()))
+    except ValueError:
+        return str(folder)
+
+
+def _already_running(state_dir: Path, manifest: dict[str, Any], live: bool, l2: bool) -> None:
+    stop = "recompute devnet down" + (
+        "" if Path(state_dir) == DEFAULT_STATE_DIR else f" --state-dir {state_dir}")
+    click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
+               f"`{stop}` stops it", err=True)
+    if live and not manifest.get("live"):
+        click.echo(f"it is not a living devnet: `{stop}`, then `up --live`", err=True)
+    if l2 and not manifest.get("l2"):
+        click.echo(f"it has no L2: `{stop}`, then `up --l2 --fresh`", err=True)
 
 
 @devnet_group.command("up")
@@ -108,24 +159,32 @@ def _next_commands(manifest: dict[str, Any]) -> list[str]:
               metavar="S", help="--live: seconds between blocks (and a beacon slot).")
 @click.option("--reorg-every", type=click.IntRange(4, None), metavar="K",
               help="--live: a reorg of depth 1 to 3 every K blocks.")
+@click.option("--l2", is_flag=True,
+              help="Also an OP-stack L2 (a second anvil), its L1 contracts and dispute games "
+                   "after the history, and a lying L2 node (docs/devnet.md).")
 def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, live: bool,
-              block_time: int, reorg_every: int | None) -> None:
+              block_time: int, reorg_every: int | None, l2: bool) -> None:
     """Start anvil, deploy every reference contract, drive the scripted history."""
     if not live and (reorg_every is not None or block_time != 2):
         raise click.UsageError("--block-time and --reorg-every go with --live")
+    if live and l2:
+        raise click.UsageError("--l2 and --live do not go together: the L2's games are dated")
     try:
+        if l2 and not fresh:
+            check_resumable(state_dir)
         manifest, started = up(state_dir, port, fresh,
                                LiveOptions(block_time, reorg_every) if live else None,
-                               preferred_port=DEFAULT_PORT)
+                               preferred_port=DEFAULT_PORT, extension=extension(l2))
     except DevnetError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except OSError as exc:  # a state file that cannot be written (a link planted there)
+        click.echo(f"error: {exc.filename or state_dir}: {exc.strerror or exc} (the devnet "
+                   "writes its state folder's files itself, never through a link: remove it)",
+                   err=True)
+        sys.exit(2)
     if not started:
-        click.echo(f"a devnet is already running from {state_dir} at {manifest['rpc']}; "
-                   "`recompute devnet down` stops it", err=True)
-        if live and not manifest.get("live"):
-            click.echo("it is not a living devnet: `recompute devnet down`, then `up --live`",
-                       err=True)
+        _already_running(state_dir, manifest, live, l2)
     elif port is None and manifest.get("port") != DEFAULT_PORT:
         click.echo(f"note: the devnet listens on {manifest['rpc']}, not port {DEFAULT_PORT} "
                    f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "
@@ -143,10 +202,28 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
 
 @devnet_group.command("down")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_STATE_DIR, show_default=True)
-def devnet_down(state_dir: Path) -> None:
-    """Stop the devnet (its state stays in the state dir; `up` resumes it)."""
-    if down(state_dir):
-        click.echo(f"stopped the devnet of {state_dir}")
-    else:
-        click.echo(f"no devnet is running from {state_dir}")
+              help=f"Stop the devnet of this folder only (default: {DEFAULT_STATE_DIR} and "
+                   "every folder `devnet up` started one in).")
+def devnet_down(state_dir: Path | None) -> None:
+    """Stop the devnets `up` started: every process of each (their state stays; `up`
+    resumes it)."""
+    folders = [state_dir] if state_dir is not None else _started_folders()
+    stopped_any = False
+    for folder in folders:
+        stopped = down(folder)
+        if stopped:
+            stopped_any = True
+            click.echo(f"stopped the devnet of {folder}: {', '.join(stopped)}")
+    if not stopped_any:
+        where = (f"from {state_dir}" if state_dir is not None else
+                 f"from {DEFAULT_STATE_DIR} nor any folder `recompute devnet up` recorded")
+        click.echo(f"no devnet is running {where}")
+
+
+def _started_folders() -> list[Path]:
+    """./.devnet, then each folder `up` recorded (recompute/devnet/registry.py), once each."""
+    out = [DEFAULT_STATE_DIR]
+    for folder in known():
+        if folder != DEFAULT_STATE_DIR.resolve():
+            out.append(folder)
+    return out

@@ -9,7 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from recompute.core.keccak import keccak256
+from recompute.core.hexdata import eip55
+from recompute.core.outside_text import visible
 from recompute.layout.types import DynamicArrayType, StaticArrayType, StructType
 
 if TYPE_CHECKING:
@@ -25,9 +26,16 @@ def checksum(address: str | bytes) -> str:
     text = address.hex() if isinstance(address, bytes) else address.lower().removeprefix("0x")
     if len(text) != 40:
         raise ValueError(f"not a 20-byte address: {address!r}")
-    digest = keccak256(text.encode("ascii")).hex()
-    return "0x" + "".join(c.upper() if int(h, 16) >= 8 else c
-                          for c, h in zip(text, digest[:40], strict=True))
+    return "0x" + eip55(text)
+
+
+def _role_name(text: str) -> str | None:
+    """The name of an ERC-8447 reserved role id (32 bytes of 0x-hex), or None."""
+    if len(text) != 66 or not text.startswith("0x"):
+        return None
+    from recompute.recipes.sai_registry import ROLE_NAMES  # only for a bytes32: cold imports
+
+    return ROLE_NAMES.get(text.lower())
 
 
 def plain(value: object) -> str:
@@ -37,14 +45,18 @@ def plain(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return checksum(value) if _ADDRESS.match(value) else value
+        role = _role_name(value)
+        if role:
+            return f"{visible(value)} ({role})"
+        return checksum(value) if _ADDRESS.match(value) else visible(value)
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, list):
         return "[" + ", ".join(plain(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {plain(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value, default=str)
+    if isinstance(value, dict):  # a table keyed by ERC-8447 reserved roles: by their names
+        return "{" + ", ".join(f"{_role_name(str(k)) or visible(str(k))}: {plain(v)}"
+                               for k, v in value.items()) + "}"
+    return visible(json.dumps(value, default=str))
 
 
 def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
@@ -59,8 +71,8 @@ def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
     if kind == "string":
         if isinstance(value, dict):  # {"hex": ..., "invalid_utf8": true}
             return f"{value.get('hex')} (not UTF-8)"
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)  # numbers (already decimal text), 0x-hex bytes
+        return visible(json.dumps(value, ensure_ascii=False))
+    return visible(value)  # numbers (already decimal text), 0x-hex bytes
 
 
 def value_rows(layout: Layout, t: TypeInfo, path: str,

@@ -20,7 +20,9 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
+from recompute.cli.report import say
 from recompute.core.errors import UsageError
+from recompute.disk.whole_file import write_whole
 from recompute.layout import Layout, import_layout, load_layout, resolve, verified_source
 from recompute.layout.resolve import hex32, show
 from recompute.layout.types import (
@@ -65,10 +67,10 @@ def import_cmd(input_path: str, contract: str | None, compiler: str | None, out:
         return
     try:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="ascii")
+        write_whole(out, text, named=True, encoding="ascii")
     except OSError as exc:
         raise UsageError(f"{out}: cannot write ({exc.strerror or exc})") from None
-    click.echo(f"wrote {out}: {layout.contract}, {len(layout.variables)} state variables", err=True)
+    say(f"wrote {out}: {layout.contract}, {len(layout.variables)} state variables", err=True)
 
 
 def _import_verified(path: Path, kind: str, contract: str | None, compiler: str | None,
@@ -113,7 +115,7 @@ def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
         click.echo(json.dumps({"contract": layout.contract, "compiler": layout.compiler,
                                "variables": rows}, indent=2))
         return
-    click.echo(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
+    say(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
     flat: list[tuple[str, str, str, str, str]] = []
 
     def add(row: dict[str, Any], level: int) -> None:
@@ -128,9 +130,9 @@ def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
         add(row, 0)
     width = max([4] + [len(r[0]) for r in flat])
     name_width = max([20] + [len(r[3]) for r in flat])
-    click.echo(f"{'slot':>{width}}  offset  size  {'name':<{name_width}}  type")
+    say(f"{'slot':>{width}}  offset  size  {'name':<{name_width}}  type")
     for slot, offset, size, name, type_label in flat:
-        click.echo(f"{slot:>{width}}  {offset:>6}  {size:>4}  {name:<{name_width}}  {type_label}")
+        say(f"{slot:>{width}}  {offset:>6}  {size:>4}  {name:<{name_width}}  {type_label}")
 
 
 def _members(layout: Layout, t: TypeInfo, base_slot: int | None, depth: int,
@@ -172,8 +174,8 @@ def slot_cmd(layout_name: str, path: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(loc.to_json(), indent=2, ensure_ascii=False))
         return
-    click.echo(f"path    {loc.path}")
-    click.echo(f"type    {loc.type_label}")
+    say(f"path    {loc.path}")
+    say(f"type    {loc.type_label}")
     click.echo(f"slot    {hex32(loc.slot)}" + (f"  ({loc.slot})" if loc.slot < 1 << 64 else ""))
     click.echo(f"offset  {loc.offset}")
     click.echo(f"size    {loc.size}")
@@ -185,7 +187,7 @@ def slot_cmd(layout_name: str, path: str, as_json: bool) -> None:
                    "elements from keccak256(slot)")
     click.echo("steps")
     for i, step in enumerate(loc.steps, 1):
-        click.echo(f"  {i}. {step.text}")
+        say(f"  {i}. {step.text}")
     for c in loc.checks:
-        click.echo(f"bound   index {c.index} < length of {c.array} (the word at slot "
-                   f"{show(c.length_slot)}): checked against the proven length at read time")
+        say(f"bound   index {c.index} < length of {c.array} (the word at slot "
+            f"{show(c.length_slot)}): checked against the proven length at read time")

@@ -49,9 +49,10 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     """Sync from --trusted-root and print the authenticated execution headers.
 
     SYNCED (exit 0) only when the finalized header is within --max-anchor-age of the clock
-    and the optimistic one within --max-head-age; otherwise NOT SYNCED (stale-anchor, exit 2)
-    naming the lag, with the headers the beacon node brought the store to."""
-    from recompute.lightclient.anchor import check_current
+    and the optimistic one is newer than it and within --max-head-age; otherwise NOT SYNCED
+    (stale-anchor, exit 2) naming the lag, with the headers the beacon node brought the store
+    to."""
+    from recompute.lightclient.anchor import check_current, check_latest
 
     request = light_client_request()
     if request is None:
@@ -74,7 +75,7 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     stale = None
     try:
         check_current(store, finalized, clock)
-        check_current(store, optimistic, clock)
+        check_latest(store, clock)  # by --max-head-age, and newer than the finalized one
     except Unverifiable as exc:
         stale = exc
     signers, size = store.last_participation or (None, None)

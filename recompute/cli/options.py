@@ -12,7 +12,7 @@ import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -26,10 +26,15 @@ from recompute.cli.beacon_options import (
     parse_timeout,
 )
 from recompute.cli.clock_options import clock_options, current_clock
-from recompute.core.anchor import AnchoredBlock, anchor_block, distinct_endpoints
+from recompute.cli.l2_options import L2Options, given_l2_options, l2_options, portal_of
+from recompute.core.anchor import AnchoredBlock, Reach, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
-from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
+from recompute.core.hexdata import BLOCK_TAGS, parse_address, parse_block, parse_hash
+from recompute.core.hops import MODES, reach
 from recompute.sources.live import LiveSource
+
+if TYPE_CHECKING:
+    from recompute.l2.anchor import OpStackRequest
 
 ENV_RPC = "ETH_RPC_URL"
 
@@ -46,7 +51,9 @@ class Chain:
     quorum: int | None = None
     checkpoint: str | None = None
     rpc_timeout: float | None = None
+    history: str | None = None  # how a block below the pinned one is reached (core.hops)
     light_client_options: LightClientOptions = LightClientOptions()  # --beacon and its kin
+    l2_options: L2Options = L2Options()  # --l2-portal and the L1 anchor's --l1-* options
 
     def with_(self, **changes: Any) -> Chain:
         return replace(self, **changes)
@@ -75,6 +82,11 @@ class Chain:
         """The light-client anchor's options, parsed; None without --beacon."""
         return self.light_client_options.request(self.rpc_timeout)
 
+    def reach(self) -> Reach:
+        """How a block below the pinned one is reached: :func:`recompute.core.hops.reach` in
+        the ``--history`` mode (auto by default)."""
+        return functools.partial(reach, mode=self.history or "auto")
+
     def anchor(self) -> AnchoredBlock:
         """Parse the options (usage errors first), then anchor (may be UNVERIFIABLE)."""
         return anchored_block(self)
@@ -95,7 +107,12 @@ def _anchor_options() -> list[Callable[[F], F]]:
         click.option("--quorum", type=int, metavar="K",
                      help="K of the endpoints must agree on the block hash."),
         click.option("--checkpoint", metavar="H",
-                     help="Trusted hash at or above the block; parentHash links walked down."),
+                     help="Trusted hash at or above the block; the block below it reached "
+                          "by --history."),
+        click.option("--history", type=click.Choice(MODES), metavar="auto|hops|walk",
+                     help="How a block below the pinned one is proven: hops through the "
+                          "history storage contract (EIP-2935), the header walk, or auto "
+                          "(hops, else the walk, said in the evidence). Default: auto."),
     ]
 
 
@@ -106,7 +123,8 @@ def _bundle(command: F, decorators: Sequence[Callable[[F], F]], names: tuple[str
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         kwargs["chain"] = Chain(**{name: kwargs.pop(name, None) for name in names},
-                                light_client_options=given_light_client_options())
+                                light_client_options=given_light_client_options(),
+                                l2_options=given_l2_options())
         return callback(*args, **kwargs)
 
     functools.update_wrapper(wrapped, callback)
@@ -132,14 +150,14 @@ def chain_options(command: F) -> F:
         *_anchor_options(),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
-    names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint")
-    return clock_options(beacon_options(_bundle(command, decorators, names)))
+    names = ("rpcs", "rpc_timeout", "block", "block_hash", "quorum", "checkpoint", "history")
+    return clock_options(beacon_options(l2_options(_bundle(command, decorators, names))))
 
 
 def connection_options(command: F) -> F:
     """-r/--rpc-url (repeatable), --rpc-timeout, --block-hash, --quorum, --checkpoint: for
     commands that name their blocks their own way (``watch --from/--to``)."""
-    names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint")
+    names = ("rpcs", "rpc_timeout", "block_hash", "quorum", "checkpoint", "history")
     return clock_options(_bundle(command, [*_rpc_options(" (repeat for a quorum)"),
                                            *_anchor_options()], names), follow=True)
 
@@ -165,6 +183,10 @@ def sources_from(rpcs: tuple[str, ...], timeout: float = DEFAULT_TIMEOUT) -> lis
 
 def anchored_block(chain: Chain) -> AnchoredBlock:
     """Parse the shared options (usage errors first), then anchor (may be UNVERIFIABLE)."""
+    if chain.l2_options.given:  # an OP-stack L2 block, pinned through L1 (docs/l2.md)
+        return l2_anchor(chain, anchored_block)
+    if (stray := chain.l2_options.stray()) is not None:
+        raise UsageError(f"{stray} goes with --l2-portal ADDR (an L2 block pinned through L1)")
     light_client = chain.light_client()
     if light_client is not None:
         if chain.block_hash or chain.checkpoint or chain.quorum is not None \
@@ -172,7 +194,7 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
             raise UsageError("--beacon is an anchor of its own: give one --rpc (for the "
                              "proofs) and no --block-hash, --checkpoint or --quorum")
         return light_client_anchor(chain.sources()[0], light_client, chain.block,
-                                   current_clock())
+                                   current_clock(), chain.history or "auto")
     number = parse_block(chain.block)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
@@ -180,7 +202,7 @@ def anchored_block(chain: Chain) -> AnchoredBlock:
         raise UsageError("--quorum must be at least 1")
     sources = chain.sources()
     return anchor_block(sources, block=number, block_hash=pinned, quorum=chain.quorum,
-                        checkpoint=check, clock=current_clock())
+                        checkpoint=check, clock=current_clock(), reach=chain.reach())
 
 
 def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -197,3 +219,52 @@ def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
                              f"{value.strip()!r}): give it once")
         out[key] = value.strip()
     return out
+
+
+# ---- the L2 anchor's options (docs/l2.md) ------------------------------------------------
+
+
+def l1_chain_of(chain: Chain) -> Chain:
+    """The L1 anchor's options as a :class:`Chain` of their own (its --rpc the --l1-rpc)."""
+    options = chain.l2_options
+    if chain.block_hash or chain.checkpoint or chain.quorum is not None:
+        raise UsageError("--l2-portal pins the L2 block through L1: give the L1 anchor as "
+                         "--l1-block-hash, --l1-checkpoint or --l1-quorum, not --block-hash, "
+                         "--checkpoint or --quorum")
+    if len(chain.urls()) > 1:
+        raise UsageError("--l2-portal: give one --rpc (the L2 node that serves the proofs)")
+    if not options.l1_rpcs:
+        raise UsageError("--l2-portal needs --l1-rpc URL (an L1 node: the dispute games live "
+                         "there)")
+    l1_block = options.l1_block
+    if l1_block is None:
+        l1_block = "finalized" if chain.light_client_options.beacon is not None else "latest"
+    return chain.with_(rpcs=options.l1_rpcs, block=l1_block, block_hash=options.l1_block_hash,
+                       quorum=options.l1_quorum, checkpoint=options.l1_checkpoint,
+                       l2_options=L2Options())
+
+
+def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
+    """What to anchor on the L2: the portal, the block (``block_text``: N or latest), the
+    game, the tier."""
+    from recompute.l2.anchor import OpStackRequest
+
+    options = chain.l2_options
+    portal, preset = portal_of(options)
+    game = parse_address(options.game, "--l2-game") if options.game else None
+    block = parse_block(block_text)
+    if isinstance(block, str) and block != "latest":
+        raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
+                         "(the newest usable game's block)")
+    return OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
+                          game=game, accept=options.finality or "final", preset=preset)
+
+
+def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:
+    """Anchor the L1 block (``anchor_l1`` with the L1 options), then the L2 block through it."""
+    from recompute.l2.anchor import by_output_root
+
+    l1_chain = l1_chain_of(chain)
+    request = l2_request(chain, chain.block)
+    l1 = anchor_l1(l1_chain)
+    return by_output_root(l1, chain.sources()[0], request, current_clock())

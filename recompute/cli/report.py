@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from recompute.core.anchor import AnchoredBlock
+from recompute.core.clock import span
 from recompute.core.outcome import Outcome
+from recompute.core.outside_text import visible
 from recompute.core.verdict import REASONS, Verdict
 
 
@@ -21,10 +24,16 @@ def emit(outcome: Outcome, as_json: bool, human_lines: list[str] | None = None) 
         head += f": {outcome.detail}"
     elif outcome.reason in REASONS and outcome.verdict is not Verdict.GOOD:
         head += f": {REASONS[outcome.reason]}"
-    click.echo(head)
+    click.echo(visible(head))  # a node's message in the detail: only ever as text
     for line in human_lines or []:
-        click.echo(line)
+        click.echo(visible(line))
     return outcome.verdict.exit_code
+
+
+def say(text: str, err: bool = False) -> None:
+    """One line for a person that quotes outside text (a store's check name, a layout's label,
+    a vector's name): only ever as text (:func:`recompute.core.outside_text.visible`)."""
+    click.echo(visible(text), err=err)
 
 
 def anchor_lines(block: AnchoredBlock) -> list[str]:
@@ -42,9 +51,33 @@ def anchor_lines(block: AnchoredBlock) -> list[str]:
             f"sync-committee period {lc['sync_committee_period']}, participation "
             f"{lc['participation']}; execution header from the node: {lc['execution_header']}"
         )
+    if block.anchor.method == "op-stack":
+        lines += l2_lines(block.anchor.detail)
     if block.anchor.method == "single-rpc":
         lines.append(
             "warning: single-rpc: the node itself said which block this is; pin it with "
             "--block-hash, --checkpoint or a --quorum of endpoints to not trust it"
         )
+    return lines
+
+
+def l2_lines(detail: dict[str, Any]) -> list[str]:
+    """The op-stack anchor's lines: the L1 block, the game and its tier, the tier in capitals
+    and a warning line when it is not final (docs/l2.md §Tiers)."""
+    l1, game, tier = detail["l1"], detail["game"], detail["tier"]
+    resolved = (f"resolved {span(game['resolved_ago_s'])} before the L1 block"
+                if game["resolved_ago_s"] is not None else "not resolved")
+    walked = detail.get("headers_walked")
+    lines = [
+        f"L1 block {l1['block']['number']} {l1['block']['hash']} (anchor "
+        f"{l1['anchor']['method']}: trusts {l1['anchor']['trusts']})",
+        f"L2 TIER {tier.upper()}: game {game['address']} ({game['implementation']}, type "
+        f"{game['game_type']}) {game['status']}, {resolved}; finality delay "
+        f"{span(detail['finality_delay_s'])}; output root {detail['output_root']} names L2 "
+        f"block {game['l2_block_number']}"
+        + (f", {walked} parent link(s) down to this block" if walked else ""),
+    ]
+    if tier != "final":
+        lines.append(f"warning: tier {tier}: the game is not final (asked for with "
+                     f"--l2-finality {tier}); its root claim can still be overturned")
     return lines

@@ -13,12 +13,15 @@ from recompute.cli.beacon_options import beacon_options, light_client_anchor
 from recompute.cli.clock_options import current_clock
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.flags import cli_detail
+from recompute.cli.l2_options import l2_options
 from recompute.cli.options import Chain, single_rpc_options, unique_pairs
 from recompute.cli.recipes_cmd import RECIPES_OPTION
+from recompute.cli.report import say
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address, parse_hash
 from recompute.core.verdict import EXIT_UNVERIFIABLE
 from recompute.data import VECTORS
+from recompute.disk.whole_file import write_whole
 from recompute.sources.live import LiveSource
 from recompute.vectors import (
     capture_step,
@@ -27,7 +30,7 @@ from recompute.vectors import (
     load_json,
     peer_method_pinned,
     read_suite,
-    tamper_all,
+    tamper_counts,
     verify_paths,
 )
 from recompute.vectors.suite import add_to_suite
@@ -42,6 +45,7 @@ def vectors_group() -> None:
 @click.argument("recipe_name", metavar="RECIPE", shell_complete=complete_recipe)
 @single_rpc_options
 @beacon_options
+@l2_options
 @click.option("--address", required=True, metavar="A")
 @click.option("--layout", "layout_name", metavar="L", shell_complete=complete_layout)
 @click.option("--param", "params", multiple=True, metavar="K=V")
@@ -57,13 +61,23 @@ def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: s
 
     A vector is always pinned by hash: give --block-hash H; or -b N|TAG and the node's hash
     for that block is pinned (said on stderr); or --beacon URL --trusted-root R and the light
-    client's block (finalized unless -b says latest or N) is pinned.
+    client's block (finalized unless -b says latest or N) is pinned; or --l2-portal (or
+    --chain) with an L1 anchor, and the L2 block pinned through L1 is (docs/l2.md).
     """
     (source,) = _one_source(chain)
     parse_address(address, "--address")
     given, expect = unique_pairs(params, "--param"), unique_pairs(expects, "--expect")
-    light_client = chain.light_client()
-    if light_client is not None:
+    light_client = chain.light_client() if not chain.l2_options.given else None
+    if chain.l2_options.given:
+        try:
+            anchored = chain.anchor()
+        except Unverifiable as exc:
+            click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
+            sys.exit(EXIT_UNVERIFIABLE)
+        pinned, game = anchored.hash, anchored.anchor.detail["game"]
+        click.echo(f"pinning L2 block {anchored.number} 0x{pinned.hex()} through L1: game "
+                   f"{game['address']}, tier {anchored.anchor.detail['tier']}", err=True)
+    elif light_client is not None:
         if chain.block_hash is not None:
             raise UsageError("--beacon pins the block itself; give it or --block-hash, not both")
         try:
@@ -89,7 +103,7 @@ def capture_command(recipe_name: str, chain: Chain, address: str, layout_name: s
                           expect, name or out.stem, description, list(recipe_paths),
                           timeout=chain.timeout())
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dumps(vector))
+    write_whole(out, dumps(vector), named=True)
     click.echo(f"wrote {out}: {vector['expected']['verdict']} ({vector['expected']['reason']}), "
                f"{len(vector['proofs'])} proof answer(s), {len(vector['receipts'])} block(s) "
                "of receipts")
@@ -110,23 +124,29 @@ def verify_command(paths: tuple[Path, ...], do_tamper: bool) -> None:
         unlisted = (" (unlisted: no suite.json pins it; `recompute vectors add` does)"
                     if result.listed is False else "")
         if result.passed:
-            click.echo(f"PASS {result.name}{unlisted}")
+            say(f"PASS {result.name}{unlisted}")
         else:
             failed += 1
             named = result.name  # a peer suite's entry; a file's: the file to open and fix
             if result.file is not None:
                 named = result.file if Path(result.file).stem == result.name else (
                     f"{result.file} ({result.name})")
-            click.echo(f"FAIL {named}{unlisted}: {result.detail}")
+            say(f"FAIL {named}{unlisted}: {result.detail}")
+    undetected: list[str] = []
     if do_tamper:
-        undetected = tamper_all(_loadable(_vector_files(files)))
-        undetected += _peer_methods(files)
+        counts = tamper_counts(_loadable(_vector_files(files)))
+        peers, peer_undetected = _peer_methods(files)
+        undetected = counts.undetected + peer_undetected
         for line in undetected:
-            click.echo(f"UNDETECTED {line}")
-        click.echo(f"tamper: {len(undetected)} mutation(s) not detected")
-        failed += len(undetected)
-    click.echo(f"{len(results) - sum(not r.passed for r in results)} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+            say(f"UNDETECTED {line}")
+        methods = counts.methods + peers
+        told = counts.told_apart + peers - len(peer_undetected)
+        click.echo(f"tamper: {counts.mutations} data mutation(s) tried, {counts.caught} caught; "
+                   f"{methods} wrong method(s) tried, {told} told apart; {len(undetected)} "
+                   "not detected")
+    tail = f", {len(undetected)} not detected by tamper" if do_tamper else ""
+    click.echo(f"{len(results) - failed} passed, {failed} failed{tail}")
+    sys.exit(1 if failed or undetected else 0)
 
 
 def _one_source(chain: Chain) -> list[LiveSource]:
@@ -136,18 +156,19 @@ def _one_source(chain: Chain) -> list[LiveSource]:
     return sources
 
 
-def _peer_methods(paths: list[Path]) -> list[str]:
-    """The peer aggregate-budget suites must tell the per-edge method apart."""
-
-    out = []
+def _peer_methods(paths: list[Path]) -> tuple[int, list[str]]:
+    """The peer aggregate-budget suites must tell the per-edge method apart: how many were
+    tried, and those that did not."""
+    tried, out = 0, []
     for suite in find_suites(paths)[0]:
         parsed = read_suite(suite)
         if parsed.profile == "aggregate_budget.v0":
             for entry in parsed.entries:
+                tried += 1
                 if not peer_method_pinned(entry):
                     out.append(f"{entry}: method 'per-edge maximum' gives the same outcome "
                                "on every vector")
-    return out
+    return tried, out
 
 
 def _vector_files(paths: list[Path]) -> list[Path]:
@@ -186,5 +207,5 @@ def add_command(files: tuple[Path, ...], suite_path: Path | None) -> None:
     """Pin vector files into a suite.json (each must verify first)."""
     suite, pinned = add_to_suite(list(files), suite_path)
     for path in pinned:
-        click.echo(f"pinned {path}")
+        say(f"pinned {path}")
     click.echo(f"{suite}: {len(pinned)} file(s) pinned")

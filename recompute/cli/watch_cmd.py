@@ -11,14 +11,14 @@ one machine).
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
-from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,26 +32,37 @@ from recompute.cli.beacon_options import (
 )
 from recompute.cli.clock_options import current_clock
 from recompute.cli.flags import flag
+from recompute.cli.l2_options import l2_options
+from recompute.cli.l2_watch import check_l2_watch, l2_follower, l2_top
 from recompute.cli.options import Chain, connection_options
 from recompute.cli.recipes_cmd import RECIPES_OPTION
+from recompute.cli.sparse_blocks import check_below, sparse_blocks
 from recompute.core.anchor import AnchoredBlock, anchor_block, confirm_by_quorum
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.hops import reach
 from recompute.core.verdict import EXIT_GOOD
-from recompute.lightclient.anchor import by_light_client, check_current, payload_header
+from recompute.lightclient.anchor import (
+    by_light_client,
+    check_current,
+    check_latest,
+    payload_header,
+)
 from recompute.recipes.framework import named_recipe_paths
 from recompute.sources.cache import SharedSource
+from recompute.watch.alerts import AlertSender, Hooks
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Auditor
-from recompute.watch.config import Check, load_config
+from recompute.watch.config import Check, load_config, read_config_text
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.follower import Follower
-from recompute.watch.hooks import Hook, OnBad
-from recompute.watch.metrics import Metrics, serve
+from recompute.watch.hooks import OnBad
+from recompute.watch.metrics import Metrics, metrics_address, metrics_url, serve
 from recompute.watch.segment import config_hash
 from recompute.watch.signed_heads import SignedHeads
 from recompute.watch.sink import Sink
-from recompute.watch.webhook import Hooks, Webhook, check_webhook_url
+from recompute.watch.sparse import sparse_facts
+from recompute.watch.webhook import Webhook, check_webhook_url
 
 if TYPE_CHECKING:
     from recompute.core.anchor import PayloadHeader
@@ -83,10 +94,17 @@ def _block_number(text: str | None, option: str) -> int | None:
 @click.option("--from", "from_text", metavar="N",
               help="First block (default: the head). With --to: audit N..M.")
 @click.option("--to", "to_text", metavar="M", help="Last block of a range audit.")
+@click.option("--blocks", "blocks_texts", multiple=True, metavar="LIST",
+              help="A sparse audit: only these blocks (comma-separated, repeatable), each "
+                   "proven from the pinned block (--to M, else the pin) as --history says.")
+@click.option("--every", type=int, metavar="N",
+              help="A sparse audit of every N-th block of --from A --to M.")
 @click.option("--confirmations", type=int, default=2, show_default=True, metavar="C",
               help="A block's lines are final once C blocks are verified on top of it.")
 @click.option("--metrics-port", type=int, metavar="P",
-              help="Serve Prometheus text metrics on 127.0.0.1:P (/metrics).")
+              help="Serve Prometheus text metrics on --metrics-addr:P (/metrics).")
+@click.option("--metrics-addr", default="127.0.0.1", show_default=True, metavar="ADDR",
+              help="The address --metrics-port binds (0.0.0.0 or :: for every interface).")
 @click.option("--on-bad", "on_bad", metavar="CMD",
               help="Shell command run (JSON line on stdin) when a check turns unhealthy.")
 @click.option("--on-bad-webhook", "webhook_url", metavar="URL",
@@ -131,8 +149,10 @@ def _block_number(text: str | None, option: str) -> int | None:
 @html_option
 @csv_option
 @beacon_options
+@l2_options
 def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text: str | None,
-                  confirmations: int, metrics_port: int | None, on_bad: str | None,
+                  blocks_texts: tuple[str, ...], every: int | None, confirmations: int,
+                  metrics_port: int | None, metrics_addr: str, on_bad: str | None,
                   webhook_url: str | None, webhook_format: str, poll: float, max_backoff: float,
                   max_blocks: int | None, start_timeout: float, workers: int,
                   processes: int | None, cluster: str | None, cluster_ca: str | None,
@@ -144,21 +164,22 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     target = _cluster_target(cluster, insecure_cluster, cluster_ca, cluster_cert, cluster_key)
     checks = load_config(config_path, list(recipe_paths))
     first, last = _block_number(from_text, "--from"), _block_number(to_text, "--to")
-    _check_options(first, last, confirmations, poll, max_backoff, start_timeout, max_blocks,
-                   workers, chain.quorum)
+    sparse = sparse_blocks(blocks_texts, every, first, last, processes, cluster, store_path)
+    _check_options(first if sparse is None else sparse[0], last, confirmations, poll,
+                   max_backoff, start_timeout, max_blocks, workers, chain.quorum)
     quorum = chain.quorum
     stored_follow = _check_distributed(processes, cluster, store_path, resume, segment_blocks,
                                        last)
-    if (html_path or csv_path) and ((last is None and not resume) or stored_follow):
-        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
-                         "store's report: recompute audit report --store PATH --html FILE")
-    files = ReportFiles(html_path, csv_path)
+    files = _report_files(html_path, csv_path, (last is None and not resume and sparse is None)
+                          or stored_follow)
     pinned = parse_hash(chain.block_hash, "--block-hash") if chain.block_hash else None
     check = parse_hash(chain.checkpoint, "--checkpoint") if chain.checkpoint else None
     anchored_number = last if last is not None else first
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
-    light_client = chain.light_client()
+    l2 = chain.l2_options.given  # an OP-stack L2 pinned through L1 (docs/l2.md §Watch)
+    check_l2_watch(chain, last, stored_follow)
+    light_client = chain.light_client() if not l2 else None  # with an L2: the L1's anchor
     if light_client is not None:
         _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
     sources = [SharedSource(source) for source in chain.sources(RPC_TIMEOUT)]
@@ -166,17 +187,19 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     session = LightClientSession(light_client, clock) if light_client is not None else None
     if webhook_url:
         check_webhook_url(webhook_url)
+    metrics_addr = metrics_address(metrics_addr)
 
     segmented = processes is not None or cluster is not None or store_path is not None
-    sink, hook, server = _outputs(metrics_port, on_bad, webhook_url, webhook_format,
-                                  files if files.wanted and not segmented else None)
+    sink, hook, server = _outputs((metrics_addr, metrics_port), on_bad, webhook_url,
+                                  webhook_format, files if files.wanted and not segmented else None)
     for source in sources:
         source.tell_batches_refused(sink.note)
     stop = threading.Event()
     _on_signals(stop)
     evaluator = BlockEvaluator(checks, reference)
-    anchor = _anchor(sources, session, light_client, anchored_number, pinned, quorum, check,
-                     clock)
+    anchor = l2_top(chain, anchored_number) if l2 else _anchor(
+        sources, session, light_client, anchored_number, pinned, quorum, check, clock,
+        "latest" if sparse is None else "finalized", chain.history or "auto")
     heads = _signed_heads(session, clock)
     needed = quorum if quorum is not None else len(sources)
 
@@ -186,15 +209,21 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
         if stored_follow and store_path is not None:
             store, sink = _follow_store(store_path, checks, config_path, confirmations, sink)
             recording = sink
-        if last is None and not (resume and not stored_follow):
-            follower = Follower(evaluator, sink, anchor, first, confirmations=confirmations,
-                                poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
-                                stop=stop, heads=heads,
-                                confirm=_confirm(sources, needed) if needed > 1 else None,
-                                start_timeout=start_timeout, clock=clock)
-            if store is not None and recording is not None:
-                _continue_after_final(follower, store, sources, recording, clock)
-            follower.run()
+        if sparse is not None:
+            code = _audit(evaluator, sink, anchor, sources[0], sparse[0], confirmations,
+                          workers, stop, files, config_path, sparse, chain.history or "auto")
+        elif last is None and not (resume and not stored_follow):
+            if l2:
+                l2_follower(chain, sources[0], evaluator, sink, first, poll=poll,
+                            max_backoff=max_backoff, max_blocks=max_blocks, stop=stop,
+                            start_timeout=start_timeout, clock=clock).run()
+            else:
+                _follow(Follower(evaluator, sink, anchor, first, confirmations=confirmations,
+                                 poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,
+                                 stop=stop, heads=heads,
+                                 confirm=_confirm(sources, needed) if needed > 1 else None,
+                                 start_timeout=start_timeout, clock=clock),
+                        store, recording, sources, clock)
             code = EXIT_GOOD
         elif segmented:
             from recompute.cli.audit_cmd import run_segmented
@@ -206,7 +235,7 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
                 cluster=target, store_path=store_path, resume=resume,
                 segment_blocks=segment_blocks, threads=workers, sink=sink, stop=stop,
                 files=files, recipe_paths=tuple(named_recipe_paths(list(recipe_paths))),
-                reference=reference)
+                reference=reference, anchor_top=anchor if l2 else None)
         elif first is not None:  # a range audit in this process (--to needs --from: above)
             code = _audit(evaluator, sink, anchor, sources[0], first, confirmations, workers,
                           stop, files, config_path)
@@ -218,6 +247,14 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
         files.discard()
         _close(store, session, hook, server)
     sys.exit(code)
+
+
+def _follow(follower: Follower, store: Store | None, recording: RecordingSink | None,
+            sources: list[SharedSource], clock: Clock) -> None:
+    """Follow the head (continuing a followed store's last final block, with --store)."""
+    if store is not None and recording is not None:
+        _continue_after_final(follower, store, sources, recording, clock)
+    follower.run()
 
 
 def _check_options(first: int | None, last: int | None, confirmations: int, poll: float,
@@ -241,6 +278,13 @@ def _check_options(first: int | None, last: int | None, confirmations: int, poll
         raise UsageError("--quorum must be at least 1")
 
 
+def _report_files(html_path: str | None, csv_path: str | None, following: bool) -> ReportFiles:
+    if (html_path or csv_path) and following:
+        raise UsageError("--html and --csv are for range audits (--from N --to M); a followed "
+                         "store's report: recompute audit report --store PATH --html FILE")
+    return ReportFiles(html_path, csv_path)
+
+
 def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
                         quorum: int | None, processes: int | None, cluster: str | None,
                         store_path: str | None) -> None:
@@ -253,7 +297,7 @@ def _check_light_client(chain: Chain, pinned: bytes | None, check: bytes | None,
                          "audit with one process, or pin the range with --block-hash")
 
 
-def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | None,
+def _outputs(metrics_at: tuple[str, int | None], on_bad: str | None, webhook_url: str | None,
              webhook_format: str, files: ReportFiles | None = None
              ) -> tuple[Sink, Hooks | None, ThreadingHTTPServer | None]:
     """The sink of lines (also handing them to the report ``files`` of a one-process range
@@ -262,12 +306,13 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
     sink = Sink(metrics) if files is None else ReportingSink(metrics, files=files)
     sink.spell = flag  # lines and notes name the options as this command's flags
     server = None
-    if metrics_port is not None:
-        server = serve(metrics, metrics_port)
-        sink.note(f"metrics: http://127.0.0.1:{server.server_address[1]}/metrics")
-    hooks: list[Hook] = [OnBad(on_bad, sink.note)] if on_bad else []
+    addr, port = metrics_at
+    if port is not None:
+        server = serve(metrics, port, addr)
+        sink.note(f"metrics: {metrics_url(server)}")
+    hooks: list[AlertSender[Any]] = [OnBad(on_bad, sink.note, metrics)] if on_bad else []
     if webhook_url:
-        hooks.append(Webhook(webhook_url, sink.note, webhook_format))
+        hooks.append(Webhook(webhook_url, sink.note, webhook_format, metrics=metrics))
     hook = Hooks(hooks) if hooks else None
     sink.hook = hook
     return sink, hook, server
@@ -276,34 +321,52 @@ def _outputs(metrics_port: int | None, on_bad: str | None, webhook_url: str | No
 def _anchor(sources: list[SharedSource], session: LightClientSession | None,
             light_client: LightClientRequest | None, anchored_number: int | None,
             pinned: bytes | None, quorum: int | None, check: bytes | None,
-            clock: Clock) -> Callable[[], AnchoredBlock]:
+            clock: Clock, tag: str = "latest",
+            history: str = "auto") -> Callable[[], AnchoredBlock]:
     """The first (or --to) block's anchor: the light client, or the hash, checkpoint or quorum
-    pins (docs/design.md §Anchors), its age by ``clock``."""
+    pins (docs/design.md §Anchors), its age by ``clock``; without a number, the light client's
+    block ``tag`` (a sparse audit: the finalized one) or the node's latest; a block below the
+    light client's or the checkpoint's reached as ``history`` says."""
 
     def anchor() -> AnchoredBlock:
         if session is not None and light_client is not None:  # the light client pins it
-            block = parse_lc_block("latest" if anchored_number is None else str(anchored_number))
+            block = parse_lc_block(tag if anchored_number is None else str(anchored_number))
             return by_light_client(sources[0], session.sync(), light_client.trusted_root, block,
-                                   clock)
-        return anchor_block(sources, block="latest" if anchored_number is None
-                            else anchored_number, block_hash=pinned, quorum=quorum,
-                            checkpoint=check, clock=clock)
+                                   clock, history)
+        try:
+            return anchor_block(sources, block="latest" if anchored_number is None
+                                else anchored_number, block_hash=pinned, quorum=quorum,
+                                checkpoint=check, clock=clock,
+                                reach=functools.partial(reach, mode=history))
+        except Unverifiable as exc:
+            if anchored_number is None and "block" in exc.options:
+                raise _followed(exc) from None  # watch has no --block: it follows the head
+            raise
 
     return anchor
+
+
+def _followed(error: Unverifiable) -> Unverifiable:
+    """``error`` about the block follow mode starts from (the node's ``latest``), which no
+    option of watch names: ``block 226 (the head, latest, as the node named it)``."""
+    return Unverifiable(error.reason, error.template.replace("{block} ", "the head, "),
+                        tuple(o for o in error.options if o != "block"), **error.values)
 
 
 def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHeads | None:
     """With --beacon: the heads the sync committee signed (optimistic, finalized). A light
     client behind the clock (a beacon node withholding updates) is ``stale-anchor``: the
-    follower writes no line about a new block and says ``up`` 0 until it catches up."""
+    follower writes no line about a new block and says ``up`` 0 until it catches up. The
+    optimistic header is judged by --max-head-age and must be newer than the finalized one
+    (:func:`~recompute.lightclient.anchor.check_latest`), whatever the beacon node sent."""
     if session is None:
         return None
 
     def signed() -> tuple[PayloadHeader, PayloadHeader]:
         store = session.sync()
-        optimistic, finalized = store.optimistic_execution(), store.finalized_execution()
+        finalized = store.finalized_execution()
         check_current(store, finalized, clock)
-        check_current(store, optimistic, clock)
+        optimistic = check_latest(store, clock)
         return payload_header(optimistic), payload_header(finalized)
 
     return SignedHeads(signed)
@@ -335,17 +398,20 @@ def _close(store: Store | None, session: LightClientSession | None, hook: Hooks 
 
 def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredBlock],
            source: SharedSource, first: int, confirmations: int, workers: int,
-           stop: threading.Event, files: ReportFiles, config_path: str) -> int:
+           stop: threading.Event, files: ReportFiles, config_path: str,
+           sparse: list[int] | None = None, history: str = "auto") -> int:
     try:
         head = source.block_number()
     except Unverifiable:
         head = None  # anchoring says what is wrong with the node
     top = anchor()
+    if sparse is not None:
+        check_below(sparse, top.number)
     auditor = Auditor(evaluator, sink, workers=workers, confirmations=confirmations, stop=stop)
     if files.wanted:
-        checks_hash = config_hash(Path(config_path).read_text(encoding="utf-8"))
+        checks_hash = config_hash(read_config_text(config_path))
         files.start((c.name, c.healthy) for c in evaluator.checks)
-    summary = auditor.run(top, first, head)
+    summary = auditor.run(top, first, head, sparse, history)
     for row in summary.table():
         sink.note(row)
     if auditor.interrupted_at is not None:
@@ -359,6 +425,8 @@ def _audit(evaluator: BlockEvaluator, sink: Sink, anchor: Callable[[], AnchoredB
             notes=[f"every block below {top.number} is tied to it by parentHash links"],
             retraction_note="The blocks were tied to the pinned block by parent links before "
                             "they were evaluated: every line stands.")
+        if sparse is not None:
+            facts = sparse_facts(facts, sparse, top.number, history)
         for note in files.finish(facts, summary):
             sink.note(note)
     return summary.exit_code()

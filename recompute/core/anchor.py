@@ -16,7 +16,7 @@ Only this module builds an :class:`AnchoredBlock`; everything downstream takes o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,8 @@ TRUSTS = {
                    "head above it is the node's word unless a quorum confirmed it",
     "light-client": "the trusted beacon block root and 2/3 of each period's sync committee "
                     "(the node is not asked which block this is)",
+    "op-stack": "the L1 anchor named in `l1`, the chain's portal address, and the game's "
+                "tier: an output root proven in L1 state names this L2 block's hash",
 }
 
 
@@ -181,13 +183,26 @@ def by_block_hash(
     return AnchoredBlock(_SEAL, header, anchor, source.chain_id(), source)
 
 
-def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int) -> AnchoredBlock:
+# How a block below an anchored one is reached (recompute.core.hops.reach, its mode bound):
+# handed in by the caller, since hops prove through recompute.core.prover, which builds on
+# this module.
+Reach = Callable[[AnchoredBlock, int], AnchoredBlock]
+
+
+def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int,
+                  reach: Reach | None = None) -> AnchoredBlock:
+    """Block ``number`` at or below the block whose hash is ``checkpoint``: by ``reach``
+    (hops, or a walk said in its ``history_path``), else by re-hashed parentHash links."""
     source = sources[0]
     top = by_block_hash([source], checkpoint).header
     if number > top.number:
         raise OptionError("{block} {number} is above the checkpoint's block {top}: "
                           "a checkpoint anchors blocks at or below it", ("block",),
                           number=number, top=top.number)
+    if reach is not None:
+        pinned = Anchor("checkpoint", {"checkpoint_hash": "0x" + checkpoint.hex(),
+                                       "checkpoint_number": top.number})
+        return reach(AnchoredBlock(_SEAL, top, pinned, source.chain_id(), source), number)
     top_block = AnchoredBlock(_SEAL, top, Anchor("block-hash", {}), source.chain_id(), source)
     header = ancestors(top_block, number)[-1].header  # every parent link re-hashed
     anchor = Anchor(
@@ -252,6 +267,16 @@ def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
     if number == block.number:
         return block
     return linked(block, ancestors(block, number)[-1].header)
+
+
+def reached(top: AnchoredBlock, header: Header, path: dict[str, Any]) -> AnchoredBlock:
+    """Block ``header`` below ``top``, anchored as ``top`` is (its method and detail), the
+    ``path`` that tied it to ``top`` in the detail: called by :mod:`recompute.core.hops` only,
+    with a header whose hash it proved from ``top``'s state (history contract) or reached by
+    re-hashed parentHash links (the walk)."""
+    anchor = Anchor(top.anchor.method, {**top.anchor.detail, "pinned_number": top.number,
+                                        "history_path": path})
+    return AnchoredBlock(_SEAL, header, anchor, top.chain_id, top.source)
 
 
 def served_by(block: AnchoredBlock, source: ProofSource) -> AnchoredBlock:
@@ -337,6 +362,24 @@ def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[
     walked = ancestors(top, down_to)[-1]
     anchor = Anchor("light-client", {**detail, "pinned_number": payload.number,
                                      "headers_walked": payload.number - down_to})
+    return AnchoredBlock(_SEAL, walked.header, anchor, top.chain_id, source)
+
+
+def by_proven_header(source: ProofSource, header: Header, pinned: bytes, method: str,
+                     detail: dict[str, Any], down_to: int | None = None) -> AnchoredBlock:
+    """A block whose hash a proof outside this module pinned (``op-stack``: an output root
+    proven in L1 state names it; recompute.l2.anchor): ``header`` must hash to ``pinned``;
+    ``down_to`` below it is reached by re-hashed parentHash links, as ``--checkpoint`` does."""
+    if header.hash != pinned:
+        raise Unverifiable("header-mismatch", f"{source.label} returned a header that hashes "
+                                              f"to 0x{header.hash.hex()}, not the pinned "
+                                              f"0x{pinned.hex()}")
+    top = AnchoredBlock(_SEAL, header, Anchor(method, detail), source.chain_id(), source)
+    if down_to is None or down_to == header.number:
+        return top
+    walked = ancestors(top, down_to)[-1]
+    anchor = Anchor(method, {**detail, "pinned_number": header.number,
+                             "headers_walked": header.number - down_to})
     return AnchoredBlock(_SEAL, walked.header, anchor, top.chain_id, source)
 
 
@@ -449,14 +492,16 @@ def anchor_block(
     quorum: int | None = None,
     checkpoint: bytes | None = None,
     clock: Clock = SYSTEM,
+    reach: Reach | None = None,
 ) -> AnchoredBlock:
     """Anchor one block by whichever method the options name (see module doc), its age by
     ``clock`` in the anchor's evidence. A block reached by a tag other than ``earliest`` is
     ``stale-anchor`` when older than ``clock.max_anchor_age``: a node that stopped (or a
     quorum of them) must not make an old block "latest". A block pinned by hash, number or
-    checkpoint is judged as asked."""
+    checkpoint is judged as asked; one below a checkpoint is reached by ``reach`` when given
+    (:func:`recompute.core.hops.reach`), else by the header walk."""
     anchored = _anchor_block(sources, block=block, block_hash=block_hash, quorum=quorum,
-                             checkpoint=checkpoint)
+                             checkpoint=checkpoint, reach=reach)
     if isinstance(block, str) and block != "earliest" and block_hash is None:
         decided = anchored.anchor.detail.get("tag_decided_by", "node")
         what = literal(f"block {anchored.number} (") + "{block}" + literal(
@@ -482,6 +527,7 @@ def _anchor_block(
     block_hash: bytes | None = None,
     quorum: int | None = None,
     checkpoint: bytes | None = None,
+    reach: Reach | None = None,
 ) -> AnchoredBlock:
     if not sources:
         raise OptionError("no {rpc} endpoint given", ("rpc",))
@@ -497,7 +543,7 @@ def _anchor_block(
         if not isinstance(block, int):
             raise OptionError("{checkpoint} needs {block} N (the number to walk down to)",
                               ("checkpoint", "block"))
-        return by_checkpoint(sources, checkpoint, block)
+        return by_checkpoint(sources, checkpoint, block, reach)
     if block is None:
         raise OptionError("give {block} N|latest or {block_hash} H", ("block", "block_hash"))
     if quorum is not None or len(sources) > 1:

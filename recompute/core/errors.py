@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from recompute.core.outside_text import visible
+
 
 class RecomputeError(Exception):
     """Base of every error recompute raises on purpose."""
@@ -102,8 +104,8 @@ class Unverifiable(RecomputeError):
         if reason not in REASONS:  # a code the README's reason table does not explain: a bug
             raise ValueError(f"unknown reason code {reason!r}")
         self.template, self.options, self.values = detail, options, values
-        if options or values:
-            detail = self.worded(argument_word)
+        # the one line a user reads quotes outside text (a node's message): only ever as text
+        detail = self.worded(argument_word) if options or values else visible(detail)
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
@@ -111,8 +113,8 @@ class Unverifiable(RecomputeError):
     def worded(self, spell: Callable[[str], str]) -> str:
         """The detail, each option spelled by ``spell(name)``."""
         if not (self.options or self.values):
-            return self.template
-        return word(self.template, self.options, self.values, spell)
+            return visible(self.template)
+        return visible(word(self.template, self.options, self.values, spell))
 
 
 def malformed(message: str) -> Unverifiable:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from recompute.core.errors import ArgumentError, OptionError, UsageError
+from recompute.core.keccak import keccak256
 
 _HEX = re.compile(r"0x[0-9a-fA-F]*\Z")
 
@@ -47,9 +48,34 @@ def _show(value: object) -> str:
 _HEX_NUMBER = re.compile(r"0x[0-9a-fA-F]+\Z")
 
 
+def eip55(digits: str) -> str:
+    """40 hex digits with EIP-55's checksum case: a letter upper-case where the same nibble of
+    keccak256(the lower-case digits as ASCII) is 8 or more."""
+    lower = digits.lower()
+    digest = keccak256(lower.encode("ascii")).hex()
+    return "".join(c.upper() if int(h, 16) >= 8 else c
+                   for c, h in zip(lower, digest[:40], strict=True))
+
+
+def checksum_problem(digits: str) -> str | None:
+    """Why 40 hex digits of mixed case are no EIP-55 address (the checksummed spelling), or
+    None. All lower-case and all upper-case carry no checksum and are accepted, as EIP-55 has
+    it; mixed case is a checksum and must be right (a mistyped letter changes the case)."""
+    if digits == digits.lower() or digits == digits.upper():
+        return None
+    right = eip55(digits)
+    if digits == right:
+        return None
+    return (f"has a wrong EIP-55 checksum (mixed case is a checksum: 0x{right}); check the "
+            "address, or write it all lower-case to give no checksum")
+
+
 def parse_address(text: str, what: str) -> bytes:
     if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
         raise UsageError(f"{what} {text!r} is not an address (0x followed by 40 hex digits)")
+    problem = checksum_problem(text[2:])
+    if problem:
+        raise UsageError(f"{what} {text} {problem}")
     return bytes.fromhex(text[2:])
 
 
@@ -112,6 +138,9 @@ def as_data(value: object, name: str, size: int, what: str) -> bytes:
     if data is None or len(data) != size:
         raise ArgumentError(f"{name}: {_show(value)} is not {what} (0x followed by {2 * size} "
                             f"hex digits, or {size} bytes)")
+    problem = checksum_problem(value[2:]) if size == 20 and isinstance(value, str) else None
+    if problem:
+        raise ArgumentError(f"{name}: {value} {problem}")
     return data
 
 

@@ -60,8 +60,44 @@ class Reason(StrEnum):
                     "the block reached by a tag or the light client is older than the clock "
                     "allows (the maximum anchor age), or the trusted root is older than the "
                     "weak-subjectivity period")
+    HISTORY_UNREACHABLE = (
+        "history-unreachable",
+        "the block's hash is not in the history storage contract (EIP-2935) of any state a hop "
+        "reaches (a chain or block before Prague), and the header walk was not allowed")
+    HISTORY_CONTRACT_MISMATCH = (
+        "history-contract-mismatch",
+        "the account at the history storage contract's address does not hold the EIP-2935 "
+        "code: its storage proves no block hash")
     FUTURE_HEAD = ("future-head",
                    "a head's timestamp is later than the clock plus the allowed clock drift")
+
+    # An L2 block pinned through L1 (the op-stack anchor: docs/l2.md)
+    OUTPUT_ROOT_MISMATCH = ("output-root-mismatch",
+                            "the L2 node's block (hash, state root, message-passer storage "
+                            "root) does not hash to the game's proven root claim")
+    L2_HEADER_MISMATCH = ("l2-header-mismatch",
+                          "the L2 node's header does not hash to the block hash the output "
+                          "root names")
+    GAME_UNRECORDED = ("game-unrecorded",
+                       "the dispute game factory's proven storage does not record that game")
+    CLONE_CODE_MISMATCH = ("clone-code-mismatch",
+                           "the code served for a contract does not hash to its proven code "
+                           "hash, or is not the factory's game clone")
+    UNKNOWN_CONTRACT_VERSION = ("unknown-contract-version",
+                                "an L1 system contract's code is no implementation version "
+                                "recompute knows (refused, never guessed)")
+    L2_BLOCK_UNPROPOSED = ("l2-block-unproposed",
+                           "the L2 block is above the newest usable dispute game's L2 block")
+    GAME_NOT_FINAL = ("game-not-final",
+                      "the dispute game is unresolved or within its finality delay, and that "
+                      "tier was not asked for")
+    GAME_CHALLENGER_WINS = ("game-challenger-wins",
+                            "the dispute game resolved CHALLENGER_WINS: its root claim is wrong")
+    GAME_BLACKLISTED = "game-blacklisted", "the portal blacklists the dispute game"
+    GAME_RETIRED = ("game-retired",
+                    "the dispute game was created before the respected game type was last set")
+    GAME_TYPE_NOT_RESPECTED = ("game-type-not-respected",
+                               "the dispute game is not of the type the portal respects")
 
     description: str
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from recompute.core import executables
 from recompute.core.errors import UsageError
+from recompute.disk.whole_file import open_log
 
 # The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
 DEFAULT_MNEMONIC = "test test test test test test test test test test test junk"
@@ -109,6 +110,7 @@ class Anvil:
     timestamp: int | None = None
     accounts: int = 10
     mnemonic: str = DEFAULT_MNEMONIC
+    hardfork: str = "prague"  # an OP-stack chain (``--network optimism``) names its own: isthmus
     state_path: Path | None = None
     extra_args: list[str] = field(default_factory=list)
     process: subprocess.Popen[bytes] | None = None
@@ -141,7 +143,7 @@ class Anvil:
             "--chain-id", str(self.chain_id),
             "--accounts", str(self.accounts),
             "--mnemonic", self.mnemonic,
-            "--hardfork", "prague",
+            "--hardfork", self.hardfork,
         ]
         cache = self.cache_dir if self.cache_dir is not None else self._own_cache
         if cache is not None:
@@ -160,7 +162,7 @@ class Anvil:
         for _ in range(attempts):
             if self.port is None or attempts > 1:
                 self.port = free_port()
-            log = open(self.log_path, "ab") if self.log_path else None
+            log = open_log(self.log_path) if self.log_path else None
             self.process = subprocess.Popen(
                 self.command(), stdout=subprocess.DEVNULL if log is None else log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -35,6 +35,7 @@ from typing import Any
 
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.disk.whole_file import write_whole
 from recompute.lightclient.params import DEVNET, Network
 
 
@@ -70,11 +71,9 @@ def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None =
         server.start(prefer_port)
     except OSError:  # taken: any free port (the manifest and the summary say which)
         server.start()
-    temporary = out.with_name(out.name + ".tmp")
-    temporary.write_text(json.dumps({"url": server.url,
-                                     "trusted_root": "0x" + server.trusted_block_root.hex(),
-                                     **described}))
-    os.replace(temporary, out)
+    write_whole(out, json.dumps({"url": server.url,
+                                 "trusted_root": "0x" + server.trusted_block_root.hex(),
+                                 **described}))
     try:
         while not stop.wait(poll):
             if withhold is not None and withhold.is_set():

@@ -19,7 +19,7 @@ from eth_typing import ChecksumAddress
 from web3 import Web3
 from web3.contract import Contract
 from web3.contract.contract import ContractConstructor, ContractFunction
-from web3.types import RPCEndpoint, TxParams, TxReceipt
+from web3.types import RPCEndpoint, TxParams, TxReceipt, Wei
 
 from recompute.devnet.contracts import load_artifact
 
@@ -61,17 +61,20 @@ class Driver:
     # ---- writing ----------------------------------------------------------------------
 
     def deploy(self, name: str, *args: Any, alias: str | None = None, sender: str | None = None,
-               at: int | None = None, libraries: dict[str, str] | None = None) -> Contract:
-        """Deploy artifact ``name``; the manifest lists it as ``alias`` (default ``name``).
+               at: int | None = None, libraries: dict[str, str] | None = None,
+               directory: str | None = None, value: int = 0) -> Contract:
+        """Deploy artifact ``name`` (from ``directory``, default the bundled artifacts; with
+        ``value`` wei); the manifest lists it as ``alias`` (default ``name``).
 
         ``libraries`` maps a library's artifact name to its deployed address; its link
         placeholders (``__$<34 hex>$__``, solc's) are resolved from the artifact's link
         references.
         """
-        artifact = load_artifact(name)
+        artifact = load_artifact(name, directory)
         bytecode = _link(artifact, libraries or {}, self.contracts)
         factory = self.w3.eth.contract(abi=artifact["abi"], bytecode=bytecode)
-        receipt = self._send(factory.constructor(*args), sender, at, f"deploy {name}")
+        receipt = self._send(factory.constructor(*args), sender, at, f"deploy {name}",
+                             value=value)
         address = receipt["contractAddress"]
         if address is None:
             raise HistoryError(f"deploy {name}: the receipt names no contract")
@@ -85,13 +88,13 @@ class Driver:
                                     abi=load_artifact(name)["abi"])
 
     def tx(self, call: Sendable, *, sender: str | None = None, at: int | None = None,
-           gas: int | None = None, what: str = "") -> TxReceipt:
+           gas: int | None = None, what: str = "", value: int = 0) -> TxReceipt:
         """Send ``call`` (a bound contract function) in its own block; it must succeed.
 
         Give ``gas`` for a call that only succeeds from ``at`` on: anvil estimates gas at the
         previous block's timestamp, so an estimate would revert where the real block does not.
         """
-        return self._send(call, sender, at, what or _describe(call), gas)
+        return self._send(call, sender, at, what or _describe(call), gas, value)
 
     def tx_reverting(self, call: Sendable, *, sender: str | None = None, at: int | None = None,
                      gas: int = 1_000_000, what: str = "") -> TxReceipt:
@@ -106,10 +109,12 @@ class Driver:
         return receipt
 
     def _send(self, call: Sendable, sender: str | None, at: int | None, what: str,
-              gas: int | None = None) -> TxReceipt:
+              gas: int | None = None, value: int = 0) -> TxReceipt:
         when = self._next_time(at)
         self.w3.provider.make_request(RPCEndpoint("evm_setNextBlockTimestamp"), [when])
         options: TxParams = {"from": sender or self.accounts[0]}
+        if value:
+            options["value"] = Wei(value)
         if gas is not None:
             options["gas"] = gas
         try:

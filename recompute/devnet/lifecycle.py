@@ -11,21 +11,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from recompute.core.boundedjson import load_file
+from recompute.core.boundedjson import load_file, read_limited
 from recompute.core.errors import RecomputeError, UsageError
 from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
+from recompute.devnet import registry
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
+from recompute.disk.whole_file import open_log, write_whole
 from recompute.lightclient.params import DEVNET
 
 BEACON_START_TIMEOUT = 60.0
@@ -55,19 +59,43 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def running_pid(state_dir: Path) -> int | None:
-    pid_file = state_dir / "anvil.pid"
-    if not pid_file.is_file():
-        return None
+MAX_PID = 1 << 22  # the highest pid_max Linux allows
+
+
+def read_pid(pid_file: Path) -> int | None:
+    """The process id a pid file holds, or None: read bounded (a FIFO or a huge file is no
+    pid), and only a plain number of one process above init, never 0 or a negative number,
+    which signal a process group or every process."""
     try:
-        pid = int(pid_file.read_text().strip())
-    except ValueError:
+        text = read_limited(pid_file, str(pid_file), OSError, 32)
+    except OSError:
         return None
-    return pid if _pid_alive(pid) else None
+    if re.fullmatch(rb"\s*[0-9]{1,7}\s*", text) is None:
+        return None
+    pid = int(text)
+    return pid if 1 < pid <= MAX_PID else None
+
+
+def running_pid(state_dir: Path) -> int | None:
+    pid = read_pid(state_dir / "anvil.pid")
+    return pid if pid is not None and _pid_alive(pid) else None
 
 
 _HASH = Text(r"0x[0-9a-fA-F]{64}", "a 0x hash of 32 bytes")
 _LINE = Text(r"[^\x00-\x1f\x7f]{0,2000}", "one line of text")  # printed by `devnet up`
+_URL = Text(r"http://127\.0\.0\.1:[0-9]{1,5}", "a loopback URL")
+_ADDRESS = Text(r"0x[0-9a-fA-F]{40}", "a 0x address")
+# What `devnet up` reads and prints of an L2's section (recompute/devnet/l2_lifecycle.py)
+_L2_SHAPE = Record(
+    {"rpc": _URL, "lying_rpc": _URL, "port": Integer(1, 1 << 16), "chain_id": Integer(0, 1 << 64),
+     "contracts": MapOf(_ADDRESS, key=_LINE),
+     "l1": Record({"package": _LINE, "dispute_game_finality_delay": Integer(0, 1 << 64),
+                   "contracts": MapOf(_ADDRESS, key=_LINE)}, open=True),
+     "games": MapOf(Record({"address": _ADDRESS}, open=True), key=_LINE),
+     "moments": MapOf(Record({"game": _LINE, "l2_block": Integer(0, 1 << 64),
+                              "verdict": _LINE, "text": _LINE, "argv": ListOf(_LINE)},
+                             {"reason": _LINE}, open=True), key=_LINE)},
+    open=True)
 # What the commands read of a manifest (recompute/devnet/build.py writes it); a history's own
 # section (amm, meters, swarm) is its builder's business and stays open.
 MANIFEST_SHAPE = Record(
@@ -87,7 +115,8 @@ MANIFEST_SHAPE = Record(
      "live": Record({"producer_pid": Integer(1, 1 << 32), "block_time": Integer(1, 60),
                      "first_block": Integer(0, 1 << 64), "log": Text(),
                      "stream": Record({"lie": _LINE}, open=True)},
-                    open=True)},
+                    open=True),
+     "l2": _L2_SHAPE},
     open=True)
 MAX_MANIFEST_BYTES = 16 << 20
 
@@ -115,11 +144,20 @@ def port_is_free(port: int) -> bool:
     return True
 
 
+# What ``up`` runs on the L1 node after its history is built or resumed, before the beacon
+# starts: ``devnet up --l2`` passes recompute.devnet.l2_lifecycle.extension (its processes'
+# pid files are stopped by ``down``: L2_HELPERS).
+Extension = Callable[[Path, Anvil, dict[str, Any]], None]
+L2_HELPERS = ("l2-lie", "l2-anvil")
+
+
 def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
        fresh: bool = False, live: LiveOptions | None = None,
-       preferred_port: int | None = None) -> tuple[dict[str, Any], bool]:
+       preferred_port: int | None = None,
+       extension: Extension | None = None) -> tuple[dict[str, Any], bool]:
     """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
-    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py).
+    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py); ``extension``
+    adds to the chain and the manifest (the L2).
 
     ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
     is free, else any free port."""
@@ -129,7 +167,20 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         return read_manifest(state_dir), False
     if fresh and state_dir.exists():
         shutil.rmtree(state_dir)
+    created = not state_dir.exists()
     state_dir.mkdir(parents=True, exist_ok=True)
+    registry.record(state_dir)
+    try:
+        return _up(state_dir, port, live, preferred_port, extension), True
+    except BaseException:  # a failed up leaves no process, and no folder it made
+        down(state_dir)
+        if created:
+            shutil.rmtree(state_dir, ignore_errors=True)
+        raise
+
+
+def _up(state_dir: Path, port: int | None, live: LiveOptions | None,
+        preferred_port: int | None, extension: Extension | None) -> dict[str, Any]:
     state_file = state_dir / "state.json"
     resume = state_file.is_file() and (state_dir / "manifest.json").is_file()
     if resume and port is None:
@@ -147,6 +198,8 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
             (state_dir / "anvil.pid").unlink(missing_ok=True)
             raise
         manifest["port"] = node.port
+    if extension is not None:  # a failure: up's own handler stops everything
+        extension(state_dir, node, manifest)
     manifest["state_dir"] = str(state_dir.resolve())
     manifest.pop("live", None)
     if live is None:
@@ -157,19 +210,14 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         manifest["beacon"] = start_beacon(state_dir, node.url,
                                           live.block_time if live is not None else None)
     except DevnetError:
-        node.stop()
-        (state_dir / "anvil.pid").unlink(missing_ok=True)
+        down(state_dir)  # the anvil and whatever the extension started
         raise
     _write_manifest(state_dir, manifest)
     node.process = None  # detached: it outlives us; `down` stops it by pid
     if live is not None:
-        try:
-            manifest["live"] = start_producer(state_dir, node.url, live)
-        except DevnetError:
-            down(state_dir)
-            raise
+        manifest["live"] = start_producer(state_dir, node.url, live)
         _write_manifest(state_dir, manifest)
-    return manifest, True
+    return manifest
 
 
 def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) -> Anvil:
@@ -190,15 +238,13 @@ def _start_anvil(state_dir: Path, port: int | None, preferred_port: int | None) 
             node.start()
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start ({exc}); see {state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.pid}\n")
+    write_whole(state_dir / "anvil.pid", f"{node.pid}\n")
     return node
 
 
 def _write_manifest(state_dir: Path, manifest: dict[str, Any]) -> None:
     path = state_dir / "manifest.json"
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    os.replace(temporary, path)
+    write_whole(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)
@@ -235,10 +281,10 @@ def _start_helper(state_dir: Path, name: str, command: list[str], ready: Path,
                   what: str) -> int:
     """Start a detached helper process (``<name>.log``, ``<name>.pid`` in the state dir) and
     wait until it writes ``ready``; its pid."""
-    with open(state_dir / f"{name}.log", "ab") as log:
+    with open_log(state_dir / f"{name}.log") as log:
         process = subprocess.Popen(command, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
-    (state_dir / f"{name}.pid").write_text(f"{process.pid}\n")
+    write_whole(state_dir / f"{name}.pid", f"{process.pid}\n")
     deadline = time.monotonic() + BEACON_START_TIMEOUT
     while not ready.is_file():
         if process.poll() is not None or time.monotonic() > deadline:
@@ -264,7 +310,7 @@ def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict[str
     clock = {}
     if live is not None:
         network_file = state_dir / "network.json"
-        network_file.write_text(json.dumps(_network_json(
+        write_whole(network_file, json.dumps(_network_json(
             served["genesis_time"], served["seconds_per_slot"]), indent=2) + "\n")
         clock = {"genesis_time": served["genesis_time"],
                  "seconds_per_slot": served["seconds_per_slot"],
@@ -329,17 +375,18 @@ def _gone_within(pid: int, timeout: float) -> bool:
     return False
 
 
-def _stop_helper(state_dir: Path, name: str = "beacon") -> None:
-    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer)."""
+def _stop_helper(state_dir: Path, name: str = "beacon", timeout: float = 5.0) -> int | None:
+    """Stop the detached helper process whose pid is in ``<name>.pid`` (beacon, producer, the
+    L2's, …), SIGKILL after ``timeout`` seconds; its pid when it was running."""
     pid_file = state_dir / f"{name}.pid"
-    if pid_file.is_file():
-        try:
-            pid = int(pid_file.read_text().strip())
-        except ValueError:
-            pid = None
-        if pid is not None and _pid_alive(pid):
-            _stop_pid(pid, 5.0)
-        pid_file.unlink(missing_ok=True)
+    if not pid_file.is_file():
+        return None
+    pid = read_pid(pid_file)
+    running = pid is not None and _pid_alive(pid)
+    if running and pid is not None:
+        _stop_pid(pid, timeout)
+    pid_file.unlink(missing_ok=True)
+    return pid if running else None
 
 
 def continue_clock(node: Anvil) -> None:
@@ -372,7 +419,7 @@ def restart_node(state_dir: Path = DEFAULT_STATE_DIR, pause: float = 0.0,
     except RuntimeError as exc:
         raise DevnetError(f"anvil did not start again ({exc}); see "
                           f"{state_dir / 'anvil.log'}") from None
-    (state_dir / "anvil.pid").write_text(f"{node.pid}\n")
+    write_whole(state_dir / "anvil.pid", f"{node.pid}\n")
     new_pid = node.pid
     node.process = None  # detached, as `up` leaves it
     return new_pid
@@ -387,18 +434,28 @@ def as_of(node: Anvil) -> dict[str, Any]:
     return {"at": int(head["timestamp"], 16), "block": int(head["number"], 16)}
 
 
-def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> bool:
-    """Stop the devnet of ``state_dir``; False when none was running."""
+def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> list[str]:
+    """Stop every process of the devnet of ``state_dir``: each helper whose pid is in a
+    ``<name>.pid`` there (the producer first: it mines on the node; then the others, the beacon
+    server among them), then anvil (SIGTERM: it dumps its state). Returns what was stopped,
+    ``name (pid N)`` each; empty when nothing was running. The state stays (``up`` resumes)."""
     state_dir = Path(state_dir)
-    _stop_helper(state_dir, "producer")  # first: it mines on the node
-    _stop_helper(state_dir)
+    stopped: list[str] = []
+    helpers = sorted(p.stem for p in state_dir.glob("*.pid") if p.stem != "anvil")
+    # the producer first (it mines on the node); an L2's anvil dumps its state (more time)
+    for name in sorted(helpers, key=lambda n: n != "producer"):
+        pid = _stop_helper(state_dir, name, timeout if name in L2_HELPERS else 5.0)
+        if pid is not None:
+            stopped.append(f"{name} (pid {pid})")
+    shutil.rmtree(state_dir / "l2-anvil-cache", ignore_errors=True)
     pid = running_pid(state_dir)
-    if pid is None:
-        (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
-        return False
-    os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM
-    if not _gone_within(pid, timeout):
-        os.kill(pid, signal.SIGKILL)
-    (state_dir / "anvil.pid").unlink(missing_ok=True)
-    shutil.rmtree(state_dir / ANVIL_CACHE, ignore_errors=True)  # states moved out of memory
-    return True
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)  # anvil dumps its state on SIGTERM
+        if not _gone_within(pid, timeout):
+            os.kill(pid, signal.SIGKILL)
+        stopped.append(f"anvil (pid {pid})")
+    (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
+    if pid is not None:
+        shutil.rmtree(state_dir / ANVIL_CACHE, ignore_errors=True)  # states moved out of memory
+    registry.forget(state_dir)
+    return stopped

@@ -47,6 +47,7 @@ from eth_typing import HexStr
 
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, load_artifact
+from recompute.disk.whole_file import write_whole
 
 if TYPE_CHECKING:
     from eth_typing import ChecksumAddress
@@ -283,11 +284,9 @@ def main(argv: list[str] | None = None) -> None:
             producer._emit(error=f"{type(exc).__name__}: {str(exc)[:200]}")
             stop.wait(0.5)
     out = args.state_dir / "live.json"
-    temporary = out.with_name(out.name + ".tmp")
-    temporary.write_text(json.dumps({"pid": os.getpid(), "first_block": producer.first_block,
-                                     "cycle": producer.cycle,
-                                     "pulse_interval": producer.pulse_interval}))
-    os.replace(temporary, out)
+    write_whole(out, json.dumps({"pid": os.getpid(), "first_block": producer.first_block,
+                                 "cycle": producer.cycle,
+                                 "pulse_interval": producer.pulse_interval}))
     producer.run(stop)
 
 

@@ -10,6 +10,7 @@ their outcomes here alike.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol, cast
 
 from recompute.core.anchor import AnchoredBlock
@@ -127,16 +128,21 @@ def outcome(block: AnchoredBlock, job: Job, trace: Trace, account: ProvenAccount
     evidence["evidence_digest"] = evidence_digest(parts.block_text, evidence["reads"],
                                                   evidence["logs"], evidence["derived"],
                                                   trace.read_groups)
+    values = {k: typed_value(v) for k, v in derived.items()}
     if holds:
-        return Outcome(Verdict.GOOD, "ok", evidence)
-    return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
+        return Outcome(Verdict.GOOD, "ok", evidence, values=values)
+    return Outcome(Verdict.BAD, "predicate-failed", evidence, detail, values)
 
 
 def _found(derivation: Derivation) -> str:
     """A BAD verdict's detail when the recipe says no more: what it derived, then what
-    should have held."""
-    found = ", ".join(f"{k} = {json_value(v)}" for k, v in derivation.derived.items())
+    should have held. Each value as JSON writes it (true, {"0x…": "40"}), a text bare."""
+    found = ", ".join(f"{k} = {_json_text(json_value(v))}" for k, v in derivation.derived.items())
     return f"found {found}; healthy means {derivation.predicate}"
+
+
+def _json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
 
 
 def expectation_holds(value: Any, text: str) -> bool:
@@ -178,6 +184,20 @@ def json_value(value: Any) -> Any:
         return {k: json_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [json_value(v) for v in value]
+    return value
+
+
+def typed_value(value: Any) -> Any:
+    """A derived value as its JSON type for the library (:attr:`Outcome.derived`): as
+    :func:`json_value` writes it, but an integer stays an ``int``."""
+    if isinstance(value, bool) or value is None or isinstance(value, int | str):
+        return value
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, dict):
+        return {k: typed_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [typed_value(v) for v in value]
     return value
 
 

@@ -13,7 +13,7 @@ log in the evidence either way). Nothing is carried from a block below, shared w
 check or prefetched. The evidence is assembled here, and its digest is the sha256 of the
 ``json.dumps`` of its four parts (docs/evidence.md): no runner, no carry, no kept text, no
 digest code of the fast path. What it takes from the fast path's modules is only how values
-are written (:func:`~recompute.evaluator.evidence.json_value`, ``normalise``,
+are written (:func:`~recompute.evaluator.evidence.json_value`, ``typed_value``, ``normalise``,
 ``expectation_holds``) and the ``--compare-views`` calls, which add findings only.
 
 Used by the differential tests and by ``recompute watch --reference`` / ``recompute step
@@ -35,7 +35,12 @@ from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProvenAccount, prove_account_plainly
 from recompute.core.receipts import ProvenLog, prove_receipts
 from recompute.core.verdict import Verdict
-from recompute.evaluator.evidence import compare_with_views, expectation_holds, json_value
+from recompute.evaluator.evidence import (
+    compare_with_views,
+    expectation_holds,
+    json_value,
+    typed_value,
+)
 from recompute.evaluator.job_record import Job, normalise
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
@@ -296,13 +301,19 @@ def _outcome(block: AnchoredBlock, check: Job, used: _Consumed, account: ProvenA
                            for r in results if not r["holds"])
     else:
         holds = derivation.holds
-        found = ", ".join(f"{k} = {v}" for k, v in derived.items())
+        found = ", ".join(f"{k} = {_json_text(v)}" for k, v in derived.items())
         detail = "" if holds else (derivation.failed
                                    or f"found {found}; healthy means {derivation.predicate}")
     digested = {"block": evidence["block"], "derived": derived, "logs": used.logs,
                 "reads": used.reads}
     evidence["evidence_digest"] = hashlib.sha256(
         json.dumps(digested, sort_keys=True).encode()).hexdigest()
+    values = {k: typed_value(v) for k, v in derivation.derived.items()}
     if holds:
-        return Outcome(Verdict.GOOD, "ok", evidence)
-    return Outcome(Verdict.BAD, "predicate-failed", evidence, detail)
+        return Outcome(Verdict.GOOD, "ok", evidence, values=values)
+    return Outcome(Verdict.BAD, "predicate-failed", evidence, detail, values)
+
+
+def _json_text(value: Any) -> str:
+    """A derived value in a detail: a text bare, anything else as JSON writes it."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))

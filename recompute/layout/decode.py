@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from recompute.core.errors import UsageError
+from recompute.core.hexdata import checksum_problem
 from recompute.layout.paths import BoolKey, HexKey, IntKey, Key, StringKey
 from recompute.layout.types import (
     BytesType,
@@ -200,6 +201,9 @@ def _value_key(t: ValueType, key: Key, where: str) -> bytes:
         case K.ADDRESS | K.CONTRACT:
             if not isinstance(key, HexKey) or len(key.digits) != 40:
                 raise UsageError(f"{where}: a {t.label} key must be 0x followed by 40 hex digits")
+            problem = checksum_problem(key.text[2:])  # as written: its case is a checksum
+            if problem:
+                raise UsageError(f"{where}: {problem}")
             return bytes.fromhex(key.digits).rjust(32, b"\0")
         case K.FIXED_BYTES:
             return _fixed_bytes_key(t, key, where)

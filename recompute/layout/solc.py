@@ -36,6 +36,7 @@ from typing import Any
 
 from recompute.core import executables
 from recompute.core.errors import OptionError, UsageError
+from recompute.disk.whole_file import write_whole
 
 # v0.8.22-nightly.2023.10.22+commit.b187d065.Emscripten.clang: release, pre-release tag,
 # commit, build platform (solc's own version string; metadata and Etherscan give a prefix)
@@ -324,7 +325,7 @@ def install_solc(release: str, what: str) -> Path:
                              f"({exc})") from None
         entry = root / release
         try:
-            (work / RECORD).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+            write_whole(work / RECORD, json.dumps(record, indent=2, sort_keys=True) + "\n")
             work.rename(entry)
         except OSError as exc:
             if not entry.exists():

@@ -75,17 +75,15 @@ class VerifiedSource:
 # ---- bounded reading ------------------------------------------------------------------------
 
 def _read_text(path: Path, origin: str) -> str:
+    """A file of the folder or the answer, bounded: a FIFO or a link to ``/dev/zero`` in the
+    place of a source is one line, never a hang or endless bytes."""
+    data = boundedjson.read_limited(path, f"{origin}: {path}", UsageError, MAX_FILE)
+    if len(data) > MAX_FILE:
+        raise UsageError(f"{origin}: {path.name} is more than {MAX_FILE} bytes")
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            raise UsageError(f"{origin}: {path.name} is {size} bytes, more than {MAX_FILE}")
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{origin}: no file {path}") from None
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{origin}: {path.name} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UsageError(f"{origin}: cannot read {path} ({exc.strerror or exc})") from None
 
 
 def _json(text: str, what: str) -> Any:
@@ -327,9 +325,8 @@ def detect(path: Path) -> str | None:
     None for anything else (left to the solc-output importer)."""
     if path.is_dir():
         return "sourcify" if (path / "metadata.json").is_file() else None
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
+    try:  # a FIFO or a device is no answer (and is left to the importer to refuse)
+        head = boundedjson.read_limited(path, str(path), OSError, 4096)
     except OSError:
         return None
     if b'"SourceCode"' in head or (b'"result"' in head and b'"status"' in head):

@@ -9,6 +9,7 @@ and ``usage`` (a bad argument or network file: exit 64).
 from __future__ import annotations
 
 from recompute.core.errors import OptionError, Unverifiable, UsageError
+from recompute.core.outside_text import visible
 
 __all__ = ["OptionError", "Unverifiable", "UsageError", "invalid", "malformed", "one_line"]
 
@@ -17,9 +18,9 @@ INVALID = "invalid-consensus-proof"
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """``text`` on one line, at most ``limit`` characters: details quote outside data."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    """``text`` on one line, at most ``limit`` characters, every character that is not text
+    escaped (:func:`recompute.core.outside_text.visible`): details quote outside data."""
+    return visible(" ".join(str(text).split()), limit)
 
 
 def malformed(detail: str) -> Unverifiable:

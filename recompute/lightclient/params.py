@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.core.boundedjson import loads as bounded_loads
+from recompute.core.boundedjson import read_limited
 from recompute.lightclient.errors import UsageError, one_line
 
 # Every fork the beacon chain has named, in activation order (consensus-specs `specs/`).
@@ -213,12 +214,8 @@ def network_by_name(name: str) -> Network:
 def load_network(path: str | Path) -> Network:
     """``--network FILE``: a JSON object shaped like one entry of networks.json."""
     file = Path(path)
-    try:
-        with file.open("rb") as handle:
-            raw = handle.read(MAX_NETWORK_FILE_BYTES + 1)
-    except OSError as error:
-        reason = one_line(error.strerror or "")
-        raise UsageError(f"cannot read network file {file}: {reason}") from None
+    raw = read_limited(file, f"cannot read network file {file}", UsageError,
+                       MAX_NETWORK_FILE_BYTES)  # a FIFO or a device: one line, no hang
     if len(raw) > MAX_NETWORK_FILE_BYTES:
         raise UsageError(f"network file {file} is larger than {MAX_NETWORK_FILE_BYTES} bytes")
     document = bounded_loads(raw, f"network file {file}", UsageError,

@@ -14,7 +14,7 @@ from typing import Any
 from recompute.recipes.amm_registry import LAYER, LAYOUT, SUBJECT, layer_index
 from recompute.recipes.framework import (
     BOOL,
-    INT,
+    TIME,
     Clock,
     Derivation,
     Inputs,
@@ -162,9 +162,9 @@ class LayerStatus(_StatusRecipe[LayerInputs]):
     name = "amm/layer-status"
     outputs = {
         "status": enum(*MAINTENANCE),
-        "deadline": INT,
+        "deadline": TIME,
         "never_completed": BOOL,
-        "clock": INT,
+        "clock": TIME,
     }
     help = "Maintenance status of one layer (FRESH/DUE/OVERDUE…) from proven storage."
     section = "AMM §Status derivation, §Policy and floor, §Demand"
@@ -233,9 +233,9 @@ class SignalStatus(_StatusRecipe[Requirements]):
     name = "amm/signal-status"
     outputs = {
         "status": enum(*SIGNAL),
-        "last_signal_at": INT,
-        "silent_since": INT,
-        "clock": INT,
+        "last_signal_at": TIME,
+        "silent_since": TIME,
+        "clock": TIME,
     }
     help = "Activity signal status (PRESENT/SILENT…) from proven storage."
     section = "AMM §Status derivation, §Pulse"

@@ -14,6 +14,7 @@ from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
 from recompute.recipes.erc8312_meters import LOG_BOUND, METER_BOUND, bytes32
 from recompute.recipes.framework import (
+    AMOUNT,
     BOOL,
     INT,
     TABLE,
@@ -147,9 +148,9 @@ def decode_drawn(log: ProvenLog) -> Draw | None:
 class AggregateBudget(Recipe):
     name = "8312/aggregate-budget"
     outputs = {
-        "aggregate": INT,
-        "spent_root": INT,
-        "cap": INT,
+        "aggregate": AMOUNT,
+        "spent_root": AMOUNT,
+        "cap": AMOUNT,
         "within_cap": BOOL,
         "sum_matches_storage": BOOL,
         "per_node": TABLE,

@@ -12,8 +12,8 @@ from recompute.core.errors import OptionError, UsageError
 from recompute.layout.slots import mapping_slot, offset_slot
 from recompute.recipes.erc8312_meters import METER_BOUND, WORD, bytes32
 from recompute.recipes.framework import (
+    AMOUNT,
     BOOL,
-    INT,
     Clock,
     Derivation,
     Param,
@@ -91,9 +91,9 @@ def cap_conservation(aggregate: int, cap: int) -> dict[str, Any]:
 class CapConservation(Recipe):
     name = "8312/cap-conservation"
     outputs = {
-        "aggregate": INT,
-        "cap": INT,
-        "headroom": INT,
+        "aggregate": AMOUNT,
+        "cap": AMOUNT,
+        "headroom": AMOUNT,
         "within_cap": BOOL,
     }
     help = "aggregate <= cap of one ERC-8312 cursor, from proven storage (cap:N, struct:S:A:C…)."

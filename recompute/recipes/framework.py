@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from recompute.core.errors import OptionError, UsageError, literal
+from recompute.core.hexdata import checksum_problem
 
 # ---- what a plan yields -------------------------------------------------------------------
 
@@ -140,6 +141,15 @@ def _bad_param(name: str, text: str, what: str) -> OptionError:
     return OptionError("{param} " + literal(name) + "={text!r}" + what, ("param",), text=text)
 
 
+def _address_text(name: str, text: str) -> str:
+    if not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
+        raise _bad_param(name, text, " is not an address (0x + 40 hex digits)")
+    problem = checksum_problem(text[2:])
+    if problem:
+        raise _bad_param(name, text, f" {problem}")
+    return "0x" + text[2:].lower()
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -151,9 +161,7 @@ class Param:
     def parse(self, text: str) -> Any:
         """A value given on the command line as text."""
         if self.kind == "address":
-            if not re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
-                raise _bad_param(self.name, text, " is not an address (0x + 40 hex digits)")
-            return "0x" + text[2:].lower()
+            return _address_text(self.name, text)
         if self.kind in ("uint", "int"):
             try:
                 value = int(text, 0)
@@ -204,6 +212,7 @@ class Output:
 
     kind: str
     choices: tuple[str, ...] = ()
+    unit: str = ""  # how a report shows it: "time" (Unix seconds), "amount"; "" as it is
 
     def parse(self, text: str, where: str) -> str:
         """The expected value's canonical text (as :func:`normalise` writes derived values)."""
@@ -234,6 +243,7 @@ class Output:
 
 INT, BOOL, HEX, TEXT, TABLE = Output("int"), Output("bool"), Output("hex"), Output("text"), \
     Output("json")
+TIME, AMOUNT = Output("int", unit="time"), Output("int", unit="amount")  # ints, shown so
 
 
 def enum(*choices: str) -> Output:
@@ -409,6 +419,14 @@ def _bundled_only(name: str, extra: list[str] | None) -> Recipe | None:
         return None
     importlib.import_module(f"recompute.recipes.{module}")
     return _REGISTRY.get(name)
+
+
+def bundled_recipes() -> dict[str, Recipe]:
+    """The bundled recipes alone (no user module is loaded), by name."""
+    for module in BUNDLED_AREAS.values():
+        importlib.import_module(f"recompute.recipes.{module}")
+    return {name: recipe for name, recipe in sorted(_REGISTRY.items())
+            if type(recipe).__module__.startswith("recompute.recipes.")}
 
 
 def get_recipe(name: str, extra: list[str] | None = None) -> Recipe:

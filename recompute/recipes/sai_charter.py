@@ -110,6 +110,11 @@ def load_pack(path: Path) -> dict[str, Any]:
     pack = load_file(path, str(path), UsageError, object_pairs_hook=no_duplicates)
     if not isinstance(pack, dict):
         raise UsageError(f"{path}: a Swarm Pack's root is a JSON object (§4.1)")
+    try:  # refused here, where the file is named, rather than when it is hashed
+        rfc8785.dumps(pack)
+    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        raise UsageError(f"{path}: JCS (RFC 8785) cannot canonicalise it: "
+                         f"{' '.join(str(exc).split())[:120]}") from None
     return pack
 
 

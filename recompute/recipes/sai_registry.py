@@ -28,6 +28,8 @@ EXIT_REASON = ("NONE", "LEFT", "REMOVED", "INELIGIBLE", "NOT_CARRIED", "REPLACED
 RESERVED_ROLES = {keccak256(f"sai.role.{n}".encode()): n
                   for n in ("initiator", "coordinator", "worker", "verifier", "observer",
                             "bidder")}
+# the same, keyed by the role id as derived values write it (0x-hex), for what people read
+ROLE_NAMES = {"0x" + role.hex(): name for role, name in RESERVED_ROLES.items()}
 
 
 def enum_name(names: tuple[str, ...], value: int) -> str:

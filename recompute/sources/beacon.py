@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 from urllib.parse import urlparse
 
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from recompute.core.boundedjson import loads as bounded_loads
 from recompute.lightclient import (
@@ -48,6 +44,7 @@ from recompute.lightclient.errors import (
     malformed,
     one_line,
 )
+from recompute.sources.deadline import SocketDeadline, deadline_adapter
 
 MAX_BODY_BYTES = 16 << 20  # a mainnet period's update is ~50 KiB; 128 of them fit
 MAX_JSON_DEPTH = 32
@@ -80,63 +77,6 @@ class Genesis:
     genesis_fork_version: bytes
 
 
-class _Watch:
-    """The socket of the request in flight, and a timer that shuts it down at the request's
-    deadline: a blocked read (connect, headers or body) then ends at once."""
-
-    def __init__(self) -> None:
-        self.sock: socket.socket | None = None
-        self.expired = False
-        self._lock = threading.Lock()
-
-    def attach(self, sock: socket.socket | None) -> None:
-        with self._lock:
-            self.sock = sock
-            if self.expired and sock is not None:
-                _shutdown(sock)
-
-    def expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            if self.sock is not None:
-                _shutdown(self.sock)
-
-
-def _shutdown(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-
-
-def _watched_adapter(watch: _Watch) -> HTTPAdapter:
-    """A requests adapter whose connections report their socket to ``watch`` as soon as a
-    request is sent (before the response headers are read)."""
-
-    class Connection(HTTPConnection):
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            super().request(*args, **kwargs)
-            watch.attach(self.sock)
-
-    class SecureConnection(HTTPSConnection):
-        def request(self, *args: Any, **kwargs: Any) -> None:
-            super().request(*args, **kwargs)
-            watch.attach(self.sock)
-
-    class Pool(HTTPConnectionPool):
-        ConnectionCls = Connection
-
-    class SecurePool(HTTPSConnectionPool):
-        ConnectionCls = SecureConnection
-
-    class Adapter(HTTPAdapter):
-        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-            super().init_poolmanager(*args, **kwargs)
-            self.poolmanager.pool_classes_by_scheme = {"http": Pool, "https": SecurePool}
-
-    return Adapter(max_retries=0)
-
-
 class BeaconClient:
     """One beacon node. Each method returns decoded (not yet verified) data or raises
     ``Unverifiable`` (``rpc-unreachable``, ``rpc-error``, ``block-unknown``, ``rpc-malformed``).
@@ -151,9 +91,9 @@ class BeaconClient:
             raise UsageError("beacon timeout must be in (0, 3600] seconds")
         self.timeout = timeout
         self.max_bytes = max_bytes
-        self._watch = _Watch()
+        self._watch = SocketDeadline()
         self._session = requests.Session()
-        adapter = _watched_adapter(self._watch)
+        adapter = deadline_adapter(self._watch)
         self._session.mount("http://", adapter)
         self._session.mount("https://", adapter)
         self.requests = 0
@@ -215,30 +155,22 @@ class BeaconClient:
 
     def _get(self, path: str, params: dict[str, Any] | None, unknown: str, where: str) -> bytes:
         self.requests += 1
-        watch = self._watch
-        watch.expired = False
-        watch.attach(None)
-        timer = threading.Timer(self.timeout, watch.expire)
-        timer.daemon = True
-        timer.start()
-        try:
-            body = self._exchange(path, params, unknown, where)
-            if watch.expired:  # the shutdown may read as a short, complete answer
-                raise self._late(where)
-            return body
-        except Unverifiable:
-            if watch.expired:
-                raise self._late(where) from None
-            raise
-        except Exception as error:  # requests' and urllib3's transport errors, OSError
-            if watch.expired or isinstance(error, requests.Timeout | socket.timeout):
-                raise self._late(where) from None
-            raise Unverifiable("rpc-unreachable", one_line(
-                f"{where} did not answer: {type(error).__name__}; check the URL and that the "
-                "beacon node runs")) from None
-        finally:
-            timer.cancel()
-            watch.attach(None)
+        with self._watch.running(self.timeout) as watch:
+            try:
+                body = self._exchange(path, params, unknown, where)
+                if watch.expired:  # the shutdown may read as a short, complete answer
+                    raise self._late(where)
+                return body
+            except Unverifiable:
+                if watch.expired:
+                    raise self._late(where) from None
+                raise
+            except Exception as error:  # requests' and urllib3's transport errors, OSError
+                if watch.expired or isinstance(error, requests.Timeout | socket.timeout):
+                    raise self._late(where) from None
+                raise Unverifiable("rpc-unreachable", one_line(
+                    f"{where} did not answer: {type(error).__name__}; check the URL and that "
+                    "the beacon node runs")) from None
 
     def _late(self, where: str) -> Unverifiable:
         return Unverifiable("rpc-unreachable", f"{where}: no complete answer within "

@@ -83,6 +83,13 @@ class LiveSource:
             raise malformed(f"{self.label} eth_getProof: the answer is not a JSON object")
         return answer
 
+    def get_code(self, address: bytes, block_hash: bytes) -> bytes:
+        """``eth_getCode`` of ``address`` at the block ``block_hash`` (EIP-1898): raw bytes,
+        to be trusted only once they hash to the account's proven code hash."""
+        answer = self.client.request("eth_getCode", ["0x" + address.hex(),
+                                                     {"blockHash": "0x" + block_hash.hex()}])
+        return parse_data(answer, f"{self.label} eth_getCode", malformed)
+
     def get_proofs(self, wanted: list[tuple[bytes, list[int]]],
                    block_hash: bytes) -> list[dict[str, Any] | Unverifiable]:
         """``eth_getProof`` of each ``(address, slots)`` at one block, in JSON-RPC batches: per

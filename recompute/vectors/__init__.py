@@ -21,11 +21,19 @@ from recompute.vectors.suite import (
     verify_file,
     verify_paths,
 )
-from recompute.vectors.tamper import method_mistakes, mutations, tamper, tamper_all
+from recompute.vectors.tamper import (
+    TamperCounts,
+    method_mistakes,
+    mutations,
+    tamper,
+    tamper_all,
+    tamper_counts,
+)
 
 __all__ = [
     "FORMAT", "SUITE_PROFILE", "MalformedVector", "Result", "Suite", "capture_proof",
     "capture_step", "check_vector_shape", "compare", "dumps", "find_suites", "load_json",
     "method_mistakes", "mutations", "peer_method_pinned", "read_suite", "replay", "replay_pure",
-    "sha256_file", "tamper", "tamper_all", "verify_file", "verify_paths",
+    "sha256_file", "tamper", "tamper_all", "tamper_counts", "TamperCounts", "verify_file",
+    "verify_paths",
 ]

@@ -17,6 +17,7 @@ from typing import Any
 from recompute.data import FIXTURE_CHAIN, VECTORS
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
+from recompute.disk.whole_file import write_whole
 from recompute.recipes.erc8447_interfaces import INTERFACES
 from recompute.sources.fixture_node import FixtureNode
 from recompute.vectors import SUITE_PROFILE, capture_proof, capture_step, dumps, sha256_file
@@ -143,7 +144,7 @@ def write_all(devnet_vectors: list[dict[str, Any]] | None = None,
         for vector in vectors:
             path = directory / group / f"{vector['name']}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dumps(vector))
+            write_whole(path, dumps(vector))
             written.append(path)
     write_suite(directory, written)
     return written
@@ -156,7 +157,7 @@ def write_suite(directory: Path, files: list[Path]) -> None:
                     for p in sorted(files)],
         "spec": {"path": "README.md", "sha256": sha256_file(directory / "README.md")},
     }
-    (directory / "suite.json").write_text(json.dumps(suite, indent=1) + "\n")
+    write_whole(directory / "suite.json", json.dumps(suite, indent=1) + "\n")
 
 
 def capture_devnet(node_url: str, manifest: dict[str, Any],
@@ -171,8 +172,6 @@ def capture_devnet(node_url: str, manifest: dict[str, Any],
             case.get("layout"), node_url, bytes.fromhex(moment["hash"][2:]),
             case.get("expect", {}), case["name"], case.get("description", "")))
     return out
-
-
 
 
 def resolve_cases(manifest: dict[str, Any], cases: list[dict[str, Any]]) -> list[dict[str, Any]]:

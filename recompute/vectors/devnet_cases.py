@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.data import PACKS
+from recompute.disk.whole_file import write_whole
 
 Manifest = dict[str, Any]  # the devnet's manifest (recompute devnet up)
 FromManifest = Callable[[Manifest], Any]  # a parameter read from it
@@ -80,7 +81,7 @@ def _document(name: str, document: dict[str, Any]) -> Callable[[Manifest], Path]
     def write(_manifest: Manifest) -> Path:
         path = Path(tempfile.gettempdir()) / "recompute-vector-docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, sort_keys=True) + "\n")
+        write_whole(path, json.dumps(document, sort_keys=True) + "\n")
         return path
     return write
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from recompute.data import VECTORS
+from recompute.disk.whole_file import write_whole
 from recompute.recipes.framework import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
@@ -77,13 +78,13 @@ def rewrite(directory: Path = VECTORS) -> list[str]:
             rule["vectors"] = decided(rule, suite, recipes)
         if not rule["vectors"]:
             undecided.append(rule["id"])
-    path.write_text(json.dumps(inventory, indent=1, ensure_ascii=False) + "\n")
+    write_whole(path, json.dumps(inventory, indent=1, ensure_ascii=False) + "\n")
     readme = directory / "README.md"
     text = readme.read_text()
     start = text.index(TABLE_HEAD)
     end = text.find("\n\n", start)
     end = len(text) if end < 0 else end + 1
-    readme.write_text(text[:start] + table(inventory["rules"]) + text[end:])
+    write_whole(readme, text[:start] + table(inventory["rules"]) + text[end:])
     return undecided
 
 

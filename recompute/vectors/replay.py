@@ -14,6 +14,7 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.keccak import keccak256
 from recompute.core.prover import prove_account
 from recompute.core.schema import ANY, Integer, ListOf, OneOf, Record, Text, check
+from recompute.disk.whole_file import write_whole
 from recompute.evaluator.job import step
 from recompute.evaluator.job_record import normalise
 from recompute.layout import parse_descriptor
@@ -99,7 +100,7 @@ def _unembed_params(params: dict[str, Any], tmp: Path) -> dict[str, str]:
     for key, value in params.items():
         if isinstance(value, dict) and "content" in value:
             path = tmp / Path(value.get("file") or key).name
-            path.write_text(value["content"])
+            write_whole(path, value["content"])
             out[key] = str(path)
         else:
             out[key] = str(value)

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recompute.core.boundedjson import MAX_BYTES
 from recompute.core.errors import OptionError, UsageError
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
+from recompute.disk.whole_file import write_whole
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
 from recompute.vectors.format import (
     SUITE_PROFILE,
@@ -36,8 +38,9 @@ from recompute.vectors.replay import compare, replay
 # ---- suites, loading, verifying -----------------------------------------------------------------
 
 
-# a pinned file: a relative path inside the suite's folder, and its sha256
-_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00]{1,400}",
+# a pinned file: a relative path inside the suite's folder (no NUL, no lone surrogate: JSON's
+# "\ud800" is a string no file name holds), and its sha256
+_PINNED = Record({"path": Text(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\x00\ud800-\udfff]{1,400}",
                                "a relative path inside the suite's folder"),
                   "sha256": Text(r"[0-9a-f]{64}", "a sha256 in hex")}, open=True)
 SUITE_SHAPE = Record({"vectors": OneOf((ListOf(_PINNED), _PINNED),
@@ -65,6 +68,9 @@ def read_suite(path: Path) -> Suite:
     for entry in pinned:
         file = base / entry["path"]
         try:
+            if file.is_file() and file.stat().st_size > MAX_BYTES:  # no vector is: not hashed
+                problems.append(f"{entry['path']}: larger than {MAX_BYTES:,} bytes")
+                continue
             digest = sha256_file(file) if file.is_file() else None
         except OSError as exc:
             problems.append(f"{entry['path']}: cannot read ({exc.strerror or exc})")
@@ -206,6 +212,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
     given): each must be a well-formed vector that replays to its expectation; an entry already
     there gets its new sha256. Returns (the suite, the paths added or re-pinned)."""
     files = [Path(f) for f in files]
+    named = suite_path is not None  # given by the user (a link given is written through)
     if suite_path is None:
         suite_path = _nearest_suite(files[0])
         document = load_json(suite_path)
@@ -231,7 +238,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
         pinned.append(relative)
     document["vectors"] = [entries[k] for k in sorted(entries)]
     suite_path.parent.mkdir(parents=True, exist_ok=True)
-    suite_path.write_text(json.dumps(document, indent=1) + "\n")
+    write_whole(suite_path, json.dumps(document, indent=1) + "\n", named=named)
     return suite_path, pinned
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.errors import UsageError
@@ -118,14 +119,35 @@ def method_mistakes(vector: dict[str, Any]) -> list[tuple[str, str, bool]]:
 
 def tamper_all(vectors: list[dict[str, Any]]) -> list[str]:
     """Every mutation that did not make its vector fail, and every method no vector pins."""
-    undetected = []
+    return tamper_counts(vectors).undetected
+
+
+@dataclass
+class TamperCounts:
+    """What a tamper run tried and caught: data mutations (each must make its vector fail)
+    and wrong methods (each must be told apart by at least one vector of its recipe)."""
+
+    mutations: int = 0
+    caught: int = 0
+    methods: int = 0
+    told_apart: int = 0
+    undetected: list[str] = field(default_factory=list)
+
+
+def tamper_counts(vectors: list[dict[str, Any]]) -> TamperCounts:
+    counts = TamperCounts()
     pinned: dict[tuple[str, str], bool] = {}
     for vector in vectors:
         for label, detected in tamper(vector):
+            counts.mutations += 1
+            counts.caught += detected
             if not detected:
-                undetected.append(f"{vector.get('name')}: {label}")
+                counts.undetected.append(f"{vector.get('name')}: {label}")
         for recipe, label, detected in method_mistakes(vector):
             pinned[(recipe, label)] = pinned.get((recipe, label), False) or detected
-    undetected += [f"{recipe}: method '{label}' gives the same outcome on every vector"
-                   for (recipe, label), detected in sorted(pinned.items()) if not detected]
-    return undetected
+    counts.methods = len(pinned)
+    counts.told_apart = sum(pinned.values())
+    counts.undetected += [f"{recipe}: method '{label}' gives the same outcome on every vector"
+                          for (recipe, label), detected in sorted(pinned.items())
+                          if not detected]
+    return counts

@@ -24,6 +24,7 @@ from typing import Protocol
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.caching import ancestors
 from recompute.core.errors import Unverifiable
+from recompute.core.hops import reach
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.lookahead import in_order
@@ -98,6 +99,17 @@ class Summary:
         return rows
 
 
+def reached_by(blocks: list[AnchoredBlock]) -> str:
+    """How a sparse audit's blocks were tied to the pinned one, counted by way."""
+    ways: dict[str, int] = {}
+    for block in blocks:
+        path = block.anchor.detail.get("history_path")
+        way = "the pinned block itself" if path is None else (
+            "history contract hops" if path["via"] == "history-contract" else "header walk")
+        ways[way] = ways.get(way, 0) + 1
+    return ", ".join(f"{n} by {way}" for way, n in ways.items())
+
+
 def _or_dash(value: int | None) -> str:
     return "-" if value is None else str(value)
 
@@ -116,15 +128,25 @@ class Auditor:
         self.interrupted_at: int | None = None
         self._head: int | None = None  # the chain's head when the audit started (run)
 
-    def run(self, top: AnchoredBlock, first: int, head: int | None) -> Summary:
+    def run(self, top: AnchoredBlock, first: int, head: int | None,
+            sparse: list[int] | None = None, history: str = "auto") -> Summary:
+        """Every block from ``first`` up to ``top``; or, ``sparse``, those blocks only, each
+        reached from ``top`` as ``history`` says (:func:`recompute.core.hops.reach`)."""
         self.sink.note(f"audit: block {top.number} 0x{top.hash.hex()} anchored by "
                        f"{top.anchor.method}: trusts {top.anchor.trusts}")
         if top.anchor.method == "single-rpc":
             self.sink.note("warning: single-rpc: the node itself said which block this is; pin "
                            "it with --block-hash, --checkpoint or a --quorum of endpoints")
-        blocks = list(reversed(ancestors(top, first)))
-        self.sink.note(f"audit: blocks {first}..{top.number} tied to it by parentHash links; "
-                       f"{len(self.evaluator.checks)} check(s), {self.workers} thread(s)")
+        if sparse is None:
+            blocks = list(reversed(ancestors(top, first)))
+            self.sink.note(f"audit: blocks {first}..{top.number} tied to it by parentHash "
+                           f"links; {len(self.evaluator.checks)} check(s), {self.workers} "
+                           "thread(s)")
+        else:
+            blocks = [reach(top, number, history) for number in sparse]
+            self.sink.note(f"audit: {len(blocks)} block(s) from {sparse[0]} to {sparse[-1]} "
+                           f"proven from it ({reached_by(blocks)}); "
+                           f"{len(self.evaluator.checks)} check(s), {self.workers} thread(s)")
         summary = Summary(self.evaluator.checks)
         started = shown = time.monotonic()
         self._head = head

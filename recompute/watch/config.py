@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recompute.core.boundedjson import MAX_DEPTH, nesting_depth
+from recompute.core.boundedjson import MAX_DEPTH, nesting_depth, read_limited
 from recompute.core.errors import OptionError, UsageError, within
 from recompute.core.hexdata import parse_address
 from recompute.core.verdict import Verdict
@@ -77,23 +77,28 @@ def load_config(path: str | Path, recipe_paths: list[str] | tuple[str, ...] = ()
     """Read, bound (size, nesting, UTF-8) and parse a checks.toml: one UsageError line for any
     defect. ``recipe_paths``: the ``--recipes`` paths the user named (the only user recipe code
     loaded, with ``$RECOMPUTE_RECIPES``)."""
+    return parse_config_text(read_config_text(path), Path(path), recipe_paths)
+
+
+def read_config_text(path: str | Path) -> str:
+    """A checks.toml's text, bounded (a regular file of at most :data:`MAX_CONFIG_BYTES`, UTF-8):
+    for parsing, and for each later read that hashes it (a file rewritten or swapped for a FIFO
+    since it was parsed is one line, not a crash or a hang)."""
     path = Path(path)
     try:
         if not path.is_file():
             raise OptionError("{config} {path}: no such file" if not path.exists()
                               else "{config} {path}: not a file", ("config",), path=path)
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise OptionError("{config} {path}: {problem}", ("config",), path=path,
                           problem=exc.strerror or exc) from None
+    raw = read_limited(path, str(path), UsageError, MAX_CONFIG_BYTES)
     if len(raw) > MAX_CONFIG_BYTES:
         raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes")
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not UTF-8 text (is it a TOML file?)") from None
-    return parse_config_text(text, path, recipe_paths)
 
 
 def parse_config_text(text: str, path: Path,

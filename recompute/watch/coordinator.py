@@ -27,7 +27,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.verdict import Verdict
 from recompute.version import __version__
 from recompute.watch.auditor import Summary, _bar
-from recompute.watch.evaluate import JsonObject, Line
+from recompute.watch.evaluate import JsonObject, Line, anchor_fields
 from recompute.watch.linking import Tie, plan_segments, tie, without_lines
 from recompute.watch.recording import AuditSink
 from recompute.watch.segment import SegmentResult, SegmentTask, evaluate_segment
@@ -57,9 +57,6 @@ def line_from_json(value: JsonObject, anchor: JsonObject | None = None) -> Line:
                 value["evidence_digest"], value.get("detail", ""), anchor=anchor)
 
 
-_SUMMARY_KEYS = ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by")
-
-
 def line_anchor(params: JsonObject, number: int) -> JsonObject:
     """What a line says of its block's anchor once its segment is tied to the pin, exactly as a
     one-process audit says it (recompute.watch.evaluate.anchor_summary): the pinned block M by
@@ -68,7 +65,7 @@ def line_anchor(params: JsonObject, number: int) -> JsonObject:
     if number != params["last"]:
         return {"method": "parent-link", "pinned_hash": params["pinned_hash"]}
     anchor = params["anchor"]
-    return {"method": anchor["method"], **{k: anchor[k] for k in _SUMMARY_KEYS if k in anchor}}
+    return anchor_fields(anchor["method"], anchor)
 
 
 def block_lines(params: JsonObject, checks: list[CheckMeta], ties: Iterable[Tie],

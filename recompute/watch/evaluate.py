@@ -92,11 +92,21 @@ class Line:
 def anchor_summary(block: AnchoredBlock) -> JsonObject:
     """What a line says of its block's anchor: the method (``parent-link``: the head is the
     node's word unless ``confirmed_by`` lists a quorum), and the pin it hangs from."""
-    detail = block.anchor.detail
-    out: JsonObject = {"method": block.anchor.method}
-    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by"):
+    return anchor_fields(block.anchor.method, block.anchor.detail)
+
+
+def anchor_fields(method: str, detail: JsonObject) -> JsonObject:
+    """:func:`anchor_summary` of an anchor given as its method and detail (a stored one)."""
+    out: JsonObject = {"method": method}
+    for key in ("root_anchor", "root_number", "pinned_hash", "quorum", "confirmed_by",
+                "pinned_number", "history_path"):
         if key in detail:
             out[key] = detail[key]
+    if method == "op-stack":  # an L2 block: the game it rests on (docs/l2.md)
+        out.update(game=detail["game"]["address"], tier=detail["tier"],
+                   l1_block=detail["l1"]["block"]["number"])
+        if "pinned_number" in detail:
+            out["game_block"] = detail["pinned_number"]
     return out
 
 

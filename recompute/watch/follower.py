@@ -21,6 +21,12 @@
   reading the head) gives UNVERIFIABLE lines about the block awaited (``hash`` null, never
   final), then retries with capped exponential backoff; the last verified block is kept, so
   the watch resumes right after it: no gap, and no block's final lines twice.
+- Silence is an alert: while no newer block is verified and the last verified one is older
+  than ``--max-anchor-age`` by the clock (a node that stopped, or answers with a head that
+  does not move, or cannot be reached), each poll gives UNVERIFIABLE lines about the block
+  awaited (``stale-anchor`` when the node answers, its own reason otherwise), ``up`` is 0, and
+  the hook's :meth:`~recompute.watch.hooks.Hook.alert` is told once per outage (until a block
+  is verified again), whatever anchors the watch.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from collections.abc import Callable
 from recompute.core.anchor import AnchoredBlock, by_parent_link
 from recompute.core.caching import keep_window
 from recompute.core.clock import FUTURE_HEAD_PATIENCE, SYSTEM, Clock
-from recompute.core.errors import Unverifiable
+from recompute.core.errors import Unverifiable, literal
 from recompute.core.header import Header
 from recompute.core.source import ProofSource
 from recompute.core.verdict import Verdict
@@ -89,6 +95,7 @@ class Follower:
         self.verified = 0
         self.failures = 0
         self.head_seen = -1  # the highest `latest` the node gave: below it, no need to ask
+        self.alerted = False  # the hook was told of this outage (silence past the bound)
 
     @property
     def metrics(self) -> Metrics:
@@ -101,6 +108,8 @@ class Follower:
         while not self.stop.is_set():
             try:
                 moved = self._advance()
+                if not moved:
+                    self._check_overdue()
             except ReorgTooDeep:
                 raise
             except Unverifiable as exc:
@@ -161,6 +170,22 @@ class Follower:
         if header.parent_hash == self.tip.hash:
             return self._child(raw, header)
         return self._reorg_unless_signed(latest)
+
+    def _overdue(self) -> bool:
+        """Is the last verified block older than ``--max-anchor-age`` by the clock?"""
+        return self.tip is not None and \
+            self.clock.age(self.tip.timestamp) > self.clock.max_anchor_age
+
+    def _check_overdue(self) -> None:
+        """Nothing new to verify: ``stale-anchor`` when the awaited block is overdue (the
+        last verified one is older than ``--max-anchor-age``), so that a node whose head
+        stops moving is not silence."""
+        if self.tip is None or not self._overdue():
+            return
+        self.clock.check_fresh(
+            self.tip.timestamp, self.clock.max_anchor_age,
+            literal(f"the last verified block {self.tip.number} (no newer block followed it)"),
+            "max_anchor_age")
 
     def _catch_up(self) -> bool:
         """Below a head already seen, the next block is known to exist: asked with the account
@@ -228,6 +253,7 @@ class Follower:
         keep_window(block.source)  # the memos hold a window of blocks, not hours of them
         self.tip = block
         self.verified += 1
+        self.alerted = False  # a block verified: any outage is over
         if self.confirmations == 0 and self.heads is None:
             lines = [line.as_final() for line in lines]
         else:
@@ -343,8 +369,11 @@ class Follower:
         self.metrics.inc("rpc_errors_total", reason=error.reason)
         number = self.tip.number + 1 if self.tip is not None else self.first_number
         said = self.sink.word(error)
-        self.sink.unverifiable(unverifiable_lines(self.evaluator.checks, number, None, error,
-                                                  said))
+        lines = unverifiable_lines(self.evaluator.checks, number, None, error, said)
+        self.sink.unverifiable(lines)
+        if lines and not self.alerted and self._overdue():
+            self.alerted = True  # silence past the bound: told once per outage
+            self.sink.alert(lines[0])
         delay = min(max(self.poll, 0.05) * 2 ** (self.failures - 1), self.max_backoff)
         self.sink.note(f"node trouble ({error.reason}): {said}; retry "
                        f"{self.failures} in {delay:.1f}s")

@@ -1,4 +1,5 @@
-"""Prometheus metrics of a watch, served on 127.0.0.1 (docs/watch.md §Metrics).
+"""Prometheus metrics of a watch, served on 127.0.0.1 or the address named (docs/watch.md
+§Metrics).
 
 The families are ``prometheus_client`` collectors in a registry of the watch's own, exposed in
 Prometheus' text format by the library's own encoder on ``GET /metrics`` (and ``/``) from a
@@ -9,6 +10,8 @@ the age of the last verified block are derived here, at scrape time.
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import threading
 import time
 from functools import partial
@@ -20,6 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 from recompute.core.errors import OptionError
+from recompute.core.outside_text import visible
 
 PREFIX = "recompute_watch_"
 
@@ -33,7 +37,8 @@ FAMILIES = {
     "checks": ("gauge", "Checks by health of their last verified verdict (healthy, unhealthy).",
                ("health",)),
     "up": ("gauge", "1 while the node answers (the last block was verified or the head read), "
-                    "0 after node trouble, until it answers again.", ()),
+                    "0 after node trouble or while no block is verified past "
+                    "--max-anchor-age, until it answers again.", ()),
     "last_verified_block": ("gauge", "Number of the last block whose checks were evaluated.", ()),
     "last_verified_block_timestamp_seconds": ("gauge", "Header timestamp of the last verified "
                                                        "block (Unix seconds).", ()),
@@ -45,13 +50,25 @@ FAMILIES = {
     "rpc_errors_total": ("counter", "Node failures that stopped an evaluation, by reason.",
                          ("reason",)),
     "reorgs_total": ("counter", "Reorgs detected.", ()),
+    "stale_alerts_total": ("counter", "Outages alerted: no block verified for longer than "
+                                      "--max-anchor-age (once per outage).", ()),
     "orphaned_blocks_total": ("counter", "Verified blocks that a reorg orphaned.", ()),
     "retracted_final_lines_total": ("counter", "Final lines about blocks a reorg deeper than "
-                                               "--confirmations orphaned.", ()),
+                                               "--confirmations orphaned, or an L2 game "
+                                               "lost after they rested on it.", ()),
+    "l2_retractions_total": ("counter", "L2: games lost (blacklisted, CHALLENGER_WINS, retired, "
+                                        "type no longer respected) after lines rested on them, "
+                                        "by reason.", ("reason",)),
+    "l2_game_block": ("gauge", "L2: the L2 block of the newest game lines rest on, by its tier "
+                               "(final, resolved, proposed).", ("tier",)),
     "blocks_total": ("counter", "Block evaluations completed.", ()),
     "evaluation_seconds": ("histogram", "Seconds from a block's anchoring to its lines, follow "
                                         "mode.", ()),
     "last_success_timestamp_seconds": ("gauge", "Unix time of the last block verified.", ()),
+    "alerts_undelivered_total": ("counter", "Alerts not delivered (a webhook POST that failed "
+                                            "every attempt or missed its deadline, a command "
+                                            "that failed, ran over its limit or was cut off at "
+                                            "close), by hook.", ("hook",)),
 }
 # Derived at scrape time, never set by a caller.
 _DERIVED = {"checks", "up", "last_verified_block_age_seconds"}
@@ -68,7 +85,7 @@ Family = Counter | Gauge | Histogram  # a metric of the exposition, or one of it
 
 
 def series_key(name: str, **labels: str) -> Key:
-    return (name, tuple(sorted(labels.items())))
+    return (name, tuple(sorted((k, visible(v)) for k, v in labels.items())))
 
 
 class Series:
@@ -231,8 +248,28 @@ class Metrics:
         return generate_latest(self.registry).decode()
 
 
-def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
-    """Serve ``metrics`` on 127.0.0.1:``port`` from a daemon thread; the server is returned
+class _Server6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def metrics_address(addr: str) -> str:
+    """``--metrics-addr``: an IPv4 or IPv6 address to bind (``0.0.0.0``, ``::`` for every
+    interface), checked before anything is asked of anyone."""
+    try:
+        return str(ipaddress.ip_address(addr.strip("[]")))
+    except ValueError:
+        raise OptionError("{metrics_addr} {addr!r} is not an IP address (127.0.0.1, 0.0.0.0, "
+                          "::1, …)", ("metrics_addr",), addr=addr) from None
+
+
+def metrics_url(server: ThreadingHTTPServer) -> str:
+    host, port = str(server.server_address[0]), server.server_address[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/metrics"
+
+
+def serve(metrics: Metrics, port: int, addr: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """Serve ``metrics`` on ``addr``:``port`` from a daemon thread; the server is returned
     (``server.server_address[1]`` is the port, useful with port 0)."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -254,9 +291,12 @@ def serve(metrics: Metrics, port: int) -> ThreadingHTTPServer:
         raise OptionError("{metrics_port} {port} is not a TCP port", ("metrics_port",),
                           port=port)
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        host = metrics_address(addr)
+        kind = _Server6 if ":" in host else ThreadingHTTPServer
+        server = kind((host, port), Handler)
     except OSError as exc:
-        raise OptionError("{metrics_port} {port}: {problem}", ("metrics_port",), port=port,
+        raise OptionError("{metrics_addr} {addr} {metrics_port} {port}: {problem}",
+                          ("metrics_addr", "metrics_port"), addr=addr, port=port,
                           problem=exc.strerror or exc) from None
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="watch-metrics", daemon=True).start()

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from recompute.core.errors import Unverifiable, argument_word
 from recompute.core.jsontext import encoder
+from recompute.core.outside_text import visible
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.hooks import Hook
@@ -104,13 +105,15 @@ class Sink:
 
     def note(self, text: str) -> None:
         with self._lock:
-            self.err.write(text + "\n")
+            self.err.write(visible(text) + "\n")  # notes quote node messages: text only
             self.err.flush()
 
     def progress(self, text: str) -> None:
-        """A progress bar: rewritten in place (``\\r``), no newline."""
+        """A progress bar: rewritten in place (``\\r``); the line ends only where ``text``
+        ends with one (the last bar)."""
+        bar = text.rstrip("\n")
         with self._lock:
-            self.err.write("\r" + text)
+            self.err.write("\r" + visible(bar) + text[len(bar):])
             self.err.flush()
 
     def evaluated(self, lines: list[Line]) -> None:
@@ -171,8 +174,19 @@ class Sink:
             self.metrics.inc("verdicts_total", check=line.check, verdict=line.verdict.value)
         self._write_lines(lines)
 
+    def alert(self, line: Line) -> None:
+        """The watch is silent past its bound (no block verified, the last one older than
+        ``--max-anchor-age``): ``line``, the first UNVERIFIABLE line about the block awaited,
+        shown to the hook's :meth:`~recompute.watch.hooks.Hook.alert` (the follower calls this
+        once per outage)."""
+        self.metrics.inc("stale_alerts_total")
+        if self.hook is not None:
+            self.hook.alert(line)
+
     def event(self, event: JsonObject) -> None:
-        retracted = sum(self._final_lines.pop(h, 0) for h in event.get("final_orphaned", ()))
+        # a reorg's orphaned blocks, or an L2 game's retracted ones (docs/l2.md §Watch)
+        gone = [*event.get("final_orphaned", ()), *event.get("final_retracted", ())]
+        retracted = sum(self._final_lines.pop(h, 0) for h in gone)
         if retracted:
             self.metrics.inc("retracted_final_lines_total", retracted)
         self._write([event])

@@ -153,6 +153,8 @@ class Store:
             raise self._error(f"{exc}: the store is damaged or was changed", "") from None
         except sqlite3.DatabaseError as exc:
             raise self._error(f"SQLite cannot read it ({exc})", "") from None
+        except UnicodeDecodeError:  # a text value (or SQLite's own schema) is not UTF-8
+            raise self._error("SQLite cannot read it (a text in it is not UTF-8)", "") from None
 
     def _check_file(self) -> None:
         path = self.path
@@ -177,6 +179,8 @@ class Store:
             problem = self.db.execute(f"PRAGMA {_CHECK}(1)").fetchone()
         except sqlite3.DatabaseError as exc:
             raise self._error(f"SQLite cannot read it ({exc})") from None
+        except UnicodeDecodeError:  # its schema's text, damaged
+            raise self._error("SQLite cannot read it (its schema is not UTF-8)") from None
         if problem is None or problem[0] != "ok":
             shown = " ".join(str(problem and problem[0]).split())[:200]
             raise self._error(f"SQLite reports the file damaged ({shown})", "")

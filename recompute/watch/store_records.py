@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from recompute.core import boundedjson
 from recompute.core.anchor import TRUSTS
+from recompute.core.outside_text import visible
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
@@ -188,8 +189,16 @@ def _range_values(values: dict[str, object]) -> None:
         raise StoreRecordError("'anchor' pins another hash than 'pinned_hash'")
     if values["head"] is not None:
         _int(values["head"], "'head'")
+    emitted = None
     if "emitted_through" in values:
-        _int(values["emitted_through"], "'emitted_through'", first - 1, last)
+        emitted = _int(values["emitted_through"], "'emitted_through'", first - 1, last)
+    journal = values.get("stdout_journal")
+    if isinstance(journal, dict):  # its blocks [lo, hi], lo <= hi, checked by _journal
+        lo, hi = journal["blocks"]
+        if emitted is None or not first <= lo <= hi <= emitted:
+            written = "none" if emitted is None or emitted < first else f"{first}..{emitted}"
+            raise StoreRecordError(f"'stdout_journal' names blocks {lo}..{hi}, not blocks whose "
+                                   f"lines the audit wrote ({written})")
 
 
 def _follow_values(values: dict[str, object]) -> None:
@@ -213,7 +222,8 @@ def _journal(value: object, mode: object) -> None:
     if unknown:
         raise StoreRecordError(f"'stdout_journal' holds no {unknown[0][:40]!r}")
     if what == "text":
-        _str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES)
+        # outside text: a restart writes this text to stdout again; refused unless plain
+        _plain_journal_text(_str(value.get("text"), "'stdout_journal' text", MAX_VALUE_BYTES))
     else:
         blocks = value.get("blocks")
         if not isinstance(blocks, list) or len(blocks) != 2:
@@ -225,6 +235,21 @@ def _journal(value: object, mode: object) -> None:
         raise StoreRecordError("'stdout_journal' dev, ino and offset go together")
     for key in present:
         _int(value[key], f"'stdout_journal' {key}", 0, (1 << 64) - 1)
+
+
+# what a watch writes to stdout: JSON lines in ASCII (the encoder escapes control and non-ASCII
+# characters), so nothing but printable ASCII and line ends
+_NOT_PLAIN = re.compile(r"[^\n\x20-\x7e]")
+
+
+def _plain_journal_text(text: str) -> None:
+    """A follow store's journal text is written to stdout again on a restart: any character
+    a watch's JSON lines never hold (a C0 or C1 control, DEL, a bidi control, any non-ASCII
+    character) means another writer, and is refused rather than written to a terminal."""
+    found = _NOT_PLAIN.search(text)
+    if found is not None:
+        raise StoreRecordError(f"'stdout_journal' text holds U+{ord(found.group()):04X} at "
+                               f"character {found.start()}, which a watch's lines never hold")
 
 
 def _unfinal(value: object) -> None:
@@ -290,7 +315,7 @@ def segment(row: tuple[object, ...], params: JsonObject) -> SegmentResult:
     if not isinstance(failure, list) or len(failure) != 2:
         raise StoreRecordError(f"{where}: its failure is not [reason, detail]")
     reason = _str(failure[0], f"{where}: its failure's reason")
-    detail = _str(failure[1], f"{where}: its failure's detail")
+    detail = visible(_str(failure[1], f"{where}: its failure's detail"))
     if hashes or parent is not None or top is not None or endpoint is not None:
         raise StoreRecordError(f"{where} failed, yet holds hashes or an endpoint")
     return SegmentResult(lo, hi, [], [], None, None, (reason, detail), None, float(seconds))
@@ -340,8 +365,8 @@ def line(row: tuple[object, ...], frame: LineFrame) -> JsonObject:
     digest = value["evidence_digest"]
     if digest is not None and (not isinstance(digest, str) or not _DIGEST.match(digest)):
         raise StoreRecordError(f"{where}: evidence_digest is not a sha256 hex digest")
-    if "detail" in value:
-        _str(value["detail"], f"{where}: detail", MAX_LINE_BYTES)
+    if "detail" in value:  # a person reads it: only ever as text (a store is a file)
+        value["detail"] = visible(_str(value["detail"], f"{where}: detail", MAX_LINE_BYTES))
     if "anchor" in value and not isinstance(value["anchor"], dict):
         raise StoreRecordError(f"{where}: anchor is {_kind(value['anchor'])}, not an object")
     return value

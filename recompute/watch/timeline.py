@@ -6,17 +6,26 @@ before the check's ``since``), and the health (healthy, unhealthy, unknown for U
 The runs are kept as they come (block order), so memory grows with the changes, not the blocks;
 a picture draws at most :data:`COLUMNS` rectangles a band, each column showing the worst state
 among its blocks (unhealthy over unknown over healthy), so a single bad block is never hidden.
-Every text in the picture (the check's name, which the store holds) is escaped.
+Every text in the picture (the check's name, which the store holds) is made visible and escaped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
+from html import escape as html_escape
+
+from recompute.core.outside_text import visible
 
 WIDTH = 960  # the picture's coordinate width; it scales to the page
 COLUMNS = 480  # at most this many rectangles a band
 NONE = "none"  # no line for this block (before the check's since, or not evaluated)
+
+
+
+def escape(value: object) -> str:
+    """Text in the picture: visible (no control, bidi or invisible character), HTML-escaped."""
+    return html_escape(visible(value))
+
 
 # state -> (colour, label, rank: the worst wins a column)
 VERDICTS = {
@@ -106,9 +115,11 @@ _BAND_H = 22
 _LABEL_W = 70  # the bands' names on the left
 
 
-def svg(timeline: Timeline, name: str, first: int, last: int) -> str:
+def svg(timeline: Timeline, name: str, first: int, last: int,
+        points: list[int] | None = None) -> str:
     """The picture of one check over blocks ``first..last``: two bands, block numbers under
-    them; every rectangle has a tooltip (its blocks and state)."""
+    them; every rectangle has a tooltip (its blocks and state). ``points``: a sparse audit's
+    blocks, each marked by a dot above the bands at its place (with its number as tooltip)."""
     plot = WIDTH - _LABEL_W
     span = last - first + 1
     label = escape(name)
@@ -127,6 +138,10 @@ def svg(timeline: Timeline, name: str, first: int, last: int) -> str:
             parts.append(f'<rect x="{x0:.2f}" y="{y}" width="{max(x1 - x0, 0.5):.2f}" '
                          f'height="{_BAND_H}" fill="{colour}" data-state="{escape(state)}">'
                          f"<title>{blocks}: {escape(text)}</title></rect>")
+    for block in points or ():
+        x = _LABEL_W + (block + 0.5 - first) * plot / span
+        parts.append(f'<circle class="point" cx="{x:.2f}" cy="3" r="2.5" fill="#333">'
+                     f"<title>block {block}</title></circle>")
     parts.append(f'<text x="{_LABEL_W}" y="74" class="tick">{first}</text>')
     if span >= 8:  # three block numbers between the ends, at the middle of their block
         for k in (1, 2, 3):

@@ -72,3 +72,19 @@ def test_the_core_names_options_the_cli_words_them_as_flags():
         parse_block("0x1" + "0" * 16)
     assert str(caught.value) == "block '0x10000000000000000' is not a block number"
     assert cli_message(caught.value) == "--block '0x10000000000000000' is not a block number"
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    (["stpe"], "step"), (["wacth"], "watch"), (["vectors", "verfy"], "verify"),
+    (["devnet", "dwon"], "down")])
+def test_a_mistyped_command_says_which_it_may_have_meant(run_cli, typed, meant):
+    done = run_cli(*typed)
+    assert done.returncode == 64
+    assert f"No such command '{typed[-1]}'. Did you mean '{meant}'?" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_no_suggestion_for_a_word_like_no_command(run_cli):
+    done = run_cli("zzz")
+    assert done.returncode == 64
+    assert done.stderr.strip() == "error: No such command 'zzz'. (see `recompute --help`)"

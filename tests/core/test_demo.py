@@ -25,4 +25,12 @@ def test_demo_runs_the_devnet_and_exposes_the_liars():
     assert "pinned by the light client" in out and "32/32 of the sync committee signed" in out
     assert "recompute proof --rpc" in out and "--network devnet" in out
     assert "UNVERIFIABLE   a node that lies about that slot (rpc-inconsistent)" in out
+    # the L2: blocks pinned through L1's dispute games, the lying L2 node never a verdict
+    lines = out.splitlines()
+    for verdict, label in (("VERIFIED-BAD", "l2.final-bad"),
+                           ("UNVERIFIABLE (game-not-final)", "l2.in-delay"),
+                           ("UNVERIFIABLE (game-challenger-wins)", "l2.challenger-wins"),
+                           ("UNVERIFIABLE (rpc-inconsistent)", "l2.lying-node")):
+        assert any(line.startswith(f"{verdict:<36} {label}: ") for line in lines), label
+    assert "recompute step amm/layer-status --rpc http://127.0.0.1:" in out
     assert out.rstrip().endswith("The devnet was stopped.")

@@ -106,11 +106,11 @@ def test_checkpoint_walk_over_fifty_blocks(anvil):
     head = anvil.rpc("eth_getBlockByNumber", "latest", False)
     five = anvil.rpc("eth_getBlockByNumber", "0x5", False)
     result = run_cli("proof", "--rpc", anvil.url, "--checkpoint", head["hash"], "--block", "5",
-                     "--address", "0x" + "00" * 20, "--json")
+                     "--address", "0x" + "00" * 20, "--history", "walk", "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["evidence"]["block"]["hash"] == five["hash"]
-    assert out["evidence"]["anchor"]["headers_walked"] == 50
+    assert out["evidence"]["anchor"]["history_path"]["headers_walked"] == 50
     above = run_cli("proof", "--rpc", anvil.url, "--checkpoint", five["hash"], "--block", "6",
                     "--address", "0x" + "00" * 20)
     assert above.returncode == 64 and "above the checkpoint" in above.stderr

@@ -1,6 +1,7 @@
 """The checkers keep nothing (docs/design.md §Soundness): ``core/mpt.py``, ``core/prover.py``,
-``core/receipts.py``, ``core/anchor.py`` and ``core/header.py`` are functions of their
-arguments. Every reuse of a verified value is in ``core/caching.py``, which calls them.
+``core/receipts.py``, ``core/anchor.py``, ``core/header.py``, the history contract's hops
+(``core/hops.py``, ``core/history_window.py``) and the OP-stack L2's checkers (``l2/``) are
+functions of their arguments. Every reuse of a verified value is in ``core/caching.py``.
 
 Read statically (no checker imports the caching module or keeps a module-level container or
 memoizing decorator) and in use: a checker asked twice asks its source twice and leaves the
@@ -24,8 +25,11 @@ from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
 from tests.core.fixturedata import FIXTURES
 
-CORE = Path(caching.__file__).parent
-CHECKERS = ("mpt", "prover", "receipts", "anchor", "header")
+PACKAGE = Path(caching.__file__).parent.parent
+# the proof checkers, the history contract's hops, the OP-stack L2's output roots and games
+CHECKERS = ("core/mpt", "core/prover", "core/receipts", "core/anchor", "core/header",
+            "core/history_window", "core/hops", "l2/output_root", "l2/clone", "l2/versions",
+            "l2/game", "l2/finality")
 RECORDED = Clock(at=540)  # the recorded chain's head time (tests/core/test_receipts.py)
 
 
@@ -56,7 +60,7 @@ def _module_level_state(tree: ast.Module) -> list[str]:
 
 @pytest.mark.parametrize("name", CHECKERS)
 def test_a_checker_imports_no_cache_and_keeps_nothing_at_module_level(name):
-    tree = ast.parse((CORE / f"{name}.py").read_text())
+    tree = ast.parse((PACKAGE / f"{name}.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for alias in node.names}

@@ -147,3 +147,75 @@ def test_two_fresh_devnets_have_identical_block_hashes(tmp_path):
     assert len(one["moments"]) >= 50
     assert one["moments"] == two["moments"]  # …the same chain: every named moment's hash
     assert one["contracts"] == two["contracts"]
+
+
+def _gone(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    return not status.exists() or "zombie" in status.read_text()
+
+
+def test_down_finds_a_devnet_started_in_another_folder(tmp_path):
+    """`devnet up --state-dir D` prints the `down` that stops it, and a bare `devnet down` run
+    anywhere finds it (the registry of folders `up` started), stops every process of it and
+    says which."""
+    state = tmp_path / "elsewhere"
+    up_done = run_cli("devnet", "up", "--state-dir", state, cwd=tmp_path)
+    try:
+        assert up_done.returncode == 0, up_done.stderr
+        tries = up_done.stdout.split("try next:\n", 1)[1].splitlines()
+        assert tries[-1] == "  recompute devnet down --state-dir elsewhere"
+        pids = {name: int((state / f"{name}.pid").read_text()) for name in ("anvil", "beacon")}
+        assert not any(_gone(pid) for pid in pids.values())
+        other = tmp_path / "other"
+        other.mkdir()
+        done = run_cli("devnet", "down", cwd=other)  # no .devnet there
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [
+            f"stopped the devnet of {state.resolve()}: beacon (pid {pids['beacon']}), "
+            f"anvil (pid {pids['anvil']})"]
+        assert all(_gone(pid) for pid in pids.values())
+        again = run_cli("devnet", "down", cwd=other)
+        assert again.stdout.splitlines() == [
+            "no devnet is running from .devnet nor any folder `recompute devnet up` recorded"]
+    finally:
+        run_cli("devnet", "down", "--state-dir", state)
+
+
+def test_a_failed_up_leaves_no_folder_and_no_process(tmp_path):
+    """anvil cannot bind the port asked for: exit 2, and neither the state folder `up` made nor
+    any process of it is left."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    try:
+        state = tmp_path / "new"
+        done = run_cli("devnet", "up", "--port", held.getsockname()[1], "--state-dir", state)
+    finally:
+        held.close()
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: anvil did not start")
+    assert not state.exists()
+
+
+def test_a_living_devnet_suggests_following_it_with_the_live_checks(tmp_path):
+    from recompute.cli.devnet_cmd import _next_commands
+
+    manifest = {"rpc": "http://127.0.0.1:8545", "contracts": {}, "moments": {},
+                "state_dir": str(tmp_path / ".devnet-live"), "live": {"producer_pid": 7}}
+    tries = _next_commands(manifest)
+    assert ("  recompute watch -r http://127.0.0.1:8545 --config examples/live-watch.toml "
+            "--on-bad 'echo \"lie at block $RECOMPUTE_BLOCK\"'") in tries
+    assert tries[-1] == f"  recompute devnet down --state-dir {tmp_path / '.devnet-live'}"
+    del manifest["live"]
+    assert not any("live-watch" in line for line in _next_commands(manifest))
+
+
+def test_a_pid_file_naming_a_process_group_stops_nothing(tmp_path):
+    """A state dir's pid files are data: 0 or -1 would signal a whole process group (ours, or
+    every process we may signal); `down` takes neither for a devnet's process."""
+    from recompute.devnet.lifecycle import down
+
+    for name, text in (("anvil", "0"), ("beacon", "-1"), ("producer", "1")):
+        (tmp_path / f"{name}.pid").write_text(text + "\n")
+    assert down(tmp_path) == []  # and this test process is still here to see it
+    assert not list(tmp_path.glob("*.pid"))

@@ -198,6 +198,47 @@ def test_a_follow_mode_watch_retracts_a_reorg(live):
         watch.kill()
 
 
+LIVE_WATCH = REPO_ROOT / "examples" / "live-watch.toml"
+
+
+def test_the_live_watch_config_alerts_once_per_lie(live, tmp_path):
+    """examples/live-watch.toml on the living devnet: every check but the lie's is healthy at
+    every block, and --on-bad runs once each time the lie starts (a turn to unhealthy), not at
+    every BAD block; each BAD block is a lie by the producer's own log."""
+    state, manifest = live
+    alerts = tmp_path / "alerts.txt"
+    watch = Watch("--rpc", manifest["rpc"], "--config", str(LIVE_WATCH), "--poll", "0.2",
+                  "--on-bad", f'echo "$RECOMPUTE_CHECK $RECOMPUTE_BLOCK" >> {alerts}')
+    try:  # two lies: two cycles of the stream and a little more
+        lines = watch.wait_for(
+            lambda ls: _turns([x for x in ls if "check" in x and not x["final"]]) >= 2,
+            3 * CYCLE + 20,
+            "two lies")
+        time.sleep(1)  # the hook of the last turn has run
+        # each block's first lines (a line written again once final is not a new verdict)
+        lines = [x for x in watch.snapshot() if "check" in x and not x["final"]]
+    finally:
+        watch.stop()
+    assert {x["check"] for x in lines if x["healthy"] is not True} == {"amm/live/signal"}
+    said = alerts.read_text().splitlines()
+    assert {text.split()[0] for text in said} == {"amm/live/signal"}
+    bad = [x for x in lines if x["verdict"] == "VERIFIED-BAD"]
+    assert len(said) == _turns(lines) < len(bad)  # once a lie, not once a block
+    lies = {e["hash"] for e in _events(state) if e.get("lie")}
+    assert {x["hash"] for x in bad} <= lies
+
+
+def _turns(lines: list[dict]) -> int:
+    """How many times amm/live/signal turns VERIFIED-BAD in the watch's lines, in order."""
+    turns, was = 0, False
+    for line in lines:
+        if line["check"] == "amm/live/signal":
+            now = line["verdict"] == "VERIFIED-BAD"
+            turns += now and not was
+            was = now
+    return turns
+
+
 def test_devnet_down_leaves_no_process(live):
     state, _ = live
     pids = [int((state / f"{name}.pid").read_text()) for name in ("anvil", "beacon", "producer")]

@@ -7,6 +7,7 @@ give them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -40,7 +41,8 @@ def test_devnet_up_writes_what_every_moment_is_about(tmp_path):
     assert f"beacon {beacon['url']} (network devnet, --beacon)" in result.stdout
     assert f"trusted root {beacon['trusted_root']} (--trusted-root" in result.stdout
     tries = result.stdout.split("try next:\n", 1)[1].splitlines()
-    assert tries[-1] == "  recompute devnet down"
+    # the state dir is not .devnet: the `down` to try names it
+    assert tries[-1] == f"  recompute devnet down --state-dir {Path(state).resolve()}"
     assert any(f"--beacon {beacon['url']} --trusted-root {beacon['trusted_root']}" in line
                for line in tries)
     assert f"named moments: {len(ABOUT)}" in result.stdout

@@ -67,7 +67,7 @@ def test_proof_pinned_by_the_light_client_is_good(chain, run_cli):
     assert "anchor light-client: trusts the trusted beacon block root and 2/3" in human.stdout
 
 
-def test_latest_is_the_signed_optimistic_head_and_n_walks_down(chain, run_cli):
+def test_latest_is_the_signed_optimistic_head_and_n_is_reached_below(chain, run_cli):
     node, w3, box, beacon, blocks = chain
     latest = run_cli("proof", "--rpc", node.url, *lc_args(beacon, "--block", "latest"),
                      "--address", box.address, "--slot", "0", "--json")
@@ -78,7 +78,15 @@ def test_latest_is_the_signed_optimistic_head_and_n_walks_down(chain, run_cli):
     assert down.returncode == 0, down.stderr
     out = json.loads(down.stdout)
     assert out["evidence"]["block"]["hash"] == blocks[1]["hash"]
-    assert out["evidence"]["anchor"]["headers_walked"] == len(blocks) - 2 - 1
+    path = out["evidence"]["anchor"]["history_path"]  # one hop from the finalized state
+    assert path["via"] == "history-contract"
+    assert path["hops"] == [{"from_block": len(blocks) - 2, "block": 1, "slot": 1,
+                             "hash": blocks[1]["hash"]}]
+    walked = run_cli("proof", "--rpc", node.url, *lc_args(beacon, "--block", "1"),
+                     "--history", "walk", "--address", box.address, "--slot", "0", "--json")
+    walk = json.loads(walked.stdout)
+    assert walk["evidence"]["block"] == out["evidence"]["block"]
+    assert walk["evidence"]["anchor"]["history_path"]["headers_walked"] == len(blocks) - 2 - 1
     above = run_cli("proof", "--rpc", node.url, *lc_args(beacon, "--block", str(len(blocks))),
                     "--address", box.address, "--json")
     assert above.returncode == 2
@@ -163,3 +171,32 @@ def test_light_client_options_usage_errors(chain, run_cli):
         result = run_cli("proof", "--rpc", node.url, *extra, "--address", box.address)
         assert result.returncode == 64, (extra, result.stdout, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_block_below_the_pin_is_proven_by_hops_as_its_own_hash_pins_it(chain, run_cli):
+    """No header walk (the node is asked no eth_getBlockByNumber), the same verdict and block as
+    a pin by the block's own hash; a node lying about the history slot gets UNVERIFIABLE."""
+    node, w3, box, beacon, blocks = chain
+    args = ["--address", box.address, "--slot", "0", "--expect", "0=0x38", "--json"]
+    with RpcProxy(node.url) as proxy:
+        result = run_cli("proof", "--rpc", proxy.url, *lc_args(beacon, "--block", "2"), *args)
+        asked = dict(proxy.methods)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "eth_getBlockByNumber" not in asked and asked["eth_getProof"] == 2, asked
+    by_hash = run_cli("proof", "--rpc", node.url, "--block-hash", blocks[2]["hash"], *args)
+    hops, pinned = json.loads(result.stdout), json.loads(by_hash.stdout)
+    assert (hops["verdict"], hops["evidence"]["block"]) == (pinned["verdict"],
+                                                            pinned["evidence"]["block"])
+    assert hops["evidence"]["block"]["hash"] == blocks[2]["hash"]
+
+    def lie(method, params, reply):  # only the history contract's slot
+        result = reply.get("result")
+        if method == "eth_getProof" and result and result["address"].lower() == \
+                "0x0000f90827f1c53a10cb7a02335b175320002935":
+            result["storageProof"][0]["value"] = blocks[3]["hash"]
+        return reply
+
+    with RpcProxy(node.url, lie) as proxy:
+        lied = run_cli("proof", "--rpc", proxy.url, *lc_args(beacon, "--block", "2"), *args)
+    assert lied.returncode == 2, lied.stdout
+    assert json.loads(lied.stdout)["reason"] == "rpc-inconsistent"

@@ -17,7 +17,7 @@ def readme_reasons() -> list[str]:
     for line in lines[start + 2:]:
         if not line.startswith("|"):
             break
-        codes.append(re.match(r"\| `([a-z-]+)` \|", line).group(1))
+        codes.append(re.match(r"\| `([a-z0-9-]+)` \|", line).group(1))
     return codes
 
 

@@ -65,6 +65,26 @@ def test_a_moment_steps_with_its_manifest_parameters_as_text_or_typed(chain):
         hexed.evidence["evidence_digest"]
 
 
+def test_derived_values_come_back_as_their_json_types(chain):
+    """`Outcome.derived`: an int as an int, a bool as a bool; the evidence keeps the decimal
+    text its digest hashes (docs/library.md). Expected: the AMM moment's deadline is an integer
+    of the seed's (a timestamp), never_completed a bool."""
+    node, manifest, _ = chain
+    moment = manifest["moments"]["amm.overdue"]
+    about = moment["about"]
+    pinned = anchor_block([LiveSource(node.url)], block=moment["number"],
+                          block_hash=moment["hash"])
+    outcome = step(about["recipe"], about["params"], pinned,
+                   manifest["contracts"][about["contract"]])
+    derived, written = outcome.derived, outcome.evidence["derived"]
+    assert set(derived) == set(written) == {"status", "deadline", "never_completed", "clock"}
+    assert type(derived["deadline"]) is int and type(derived["clock"]) is int
+    assert derived["clock"] == int(LiveSource(node.url).block_by_hash(
+        bytes.fromhex(moment["hash"][2:]))["timestamp"], 16)  # the block's own time
+    assert type(derived["never_completed"]) is bool and derived["status"] == "OVERDUE"
+    assert written["deadline"] == str(derived["deadline"])  # the evidence: decimal text
+
+
 def test_read_takes_the_address_as_text_or_bytes(chain):
     _, manifest, block = chain
     address, meters = meter(manifest)

@@ -4,6 +4,7 @@ and capture is byte-for-byte reproducible."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -47,7 +48,13 @@ def test_the_shipped_vectors_pass_offline():
 def test_tamper_detects_every_mutation():
     result = verify("--tamper", "vectors/")
     assert result.returncode == 0, result.stdout
-    assert "tamper: 0 mutation(s) not detected" in result.stdout
+    tried = re.search(r"^tamper: (\d+) data mutation\(s\) tried, (\d+) caught; (\d+) wrong "
+                      r"method\(s\) tried, (\d+) told apart; 0 not detected$", result.stdout,
+                      re.M)
+    assert tried, result.stdout
+    mutations, caught, methods, told = map(int, tried.groups())
+    assert mutations == caught > 0 and methods == told > 0  # what was tried, all caught
+    assert result.stdout.splitlines()[-1].endswith(" passed, 0 failed, 0 not detected by tamper")
 
 
 def _copy(tmp_path: Path) -> Path:

@@ -101,11 +101,27 @@ def test_every_panel_queries_a_metric_a_running_watch_exposes(scrape):
         if expr.startswith("label_values("):  # label_values(metric, label)
             metrics -= {expr.rstrip(")").rsplit(",", 1)[1].strip()}
         assert metrics, f"{where}: no metric in {expr}"
+        if metrics == {"ALERTS"}:  # Prometheus' own series of the example alert rules
+            continue
         assert metrics <= names, f"{where}: {sorted(metrics - names)} not in the scrape"
         used |= metrics
 
     documented = set(re.findall(r"^\| `(recompute_watch_\w+)(?:\{[^`]*\})?` \|",
                                 (REPO_ROOT / "docs" / "watch.md").read_text(), re.M))
-    assert len(documented) == 18
+    assert len(documented) == 20
     families = {re.sub(r"_(bucket|sum|count)$", "", name) for name in used}
     assert documented <= families, sorted(documented - families)
+
+
+def test_the_dashboard_shows_the_example_alert_rules():
+    """Its 'Firing alerts' panel selects every alert of examples/prometheus/ by name."""
+    dashboard = json.loads(DASHBOARD.read_text())
+    rules = (REPO_ROOT / "examples" / "prometheus" / "recompute-alerts.yml").read_text()
+    alerts = re.findall(r"- alert: (\w+)", rules)
+    assert len(alerts) == 4
+    (panel,) = [p for p in dashboard["panels"] if p["title"] == "Firing alerts"]
+    (target,) = panel["targets"]
+    selector = re.search(r'alertname=~"([^"]+)"', target["expr"]).group(1)
+    assert target["expr"].startswith("ALERTS{")
+    assert all(re.fullmatch(selector, name) for name in alerts)
+    assert all(name in panel["description"] for name in alerts)

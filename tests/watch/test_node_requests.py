@@ -2,6 +2,12 @@
 contract's storageRoot changed) costs one HTTP request, a JSON-RPC batch of its account proofs,
 in a range audit and in follow mode; an endpoint that refuses batches is asked one call at a
 time and the run says so; a batch answer whose ids do not match the calls is never taken.
+Passing trouble is retried, a lie is not: an HTTP 503, 429 (with its Retry-After), 502, 504 or a
+connection reset in the middle of a range audit (after its first batch: the header walk, the
+account proofs) is asked again within the documented bounds (recompute/sources/rpc.py
+RETRY_WAITS, docs/connection.md §Retries), so the audit's verdicts are those of a run without
+trouble; trouble that outlasts the retries is node trouble (``rpc-error``), never
+``rpc-malformed``; a malformed answer is ``rpc-malformed`` at once, not asked again.
 
 The devnet's history (recompute/devnet/build.py) and QUIET empty blocks after it, on an anvil
 of this module (the session devnet is read-only). The bound, 1.2 requests a block, is the
@@ -18,14 +24,16 @@ import pytest
 from recompute.core.errors import Unverifiable
 from recompute.devnet.anvil import Anvil, rpc_call
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
+from recompute.sources import rpc
 from recompute.sources.live import LiveSource
-from recompute.sources.rpc import RpcClient
+from recompute.sources.rpc import MAX_RETRY_AFTER, RETRY_WAITS, RpcClient, retry_wait
 from tests import REPO_ROOT
 from tests.cli import run_cli
 from tests.rpcproxy import RpcProxy
 from tests.watch.watchproc import EXAMPLE
 
 QUIET = 250  # empty blocks after the history (the first of a run is cold: amortised)
+TROUBLED = 16  # blocks of the audits a proxy troubles
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +214,72 @@ def test_an_endpoint_dropping_the_connection_on_a_batch_is_asked_call_by_call(ch
     assert chain_id == int(rpc_call(node.url, "eth_chainId"), 16)
     assert source.batches is False and dropped == 1
     assert methods == {"eth_getBlockByNumber": 2, "eth_chainId": 2}  # the dropped batch, then each
+
+
+def _lines(done) -> list[tuple]:
+    return [(x["block"], x["check"], x["verdict"], x["reason"])
+            for x in map(json.loads, done.stdout.splitlines())]
+
+
+@pytest.fixture(scope="module")
+def untroubled(chain):
+    """The troubled audits' lines without trouble: what they must give."""
+    node, history = chain
+    done = _audit(node.url, node, history + 1, history + TROUBLED)
+    assert done.returncode in (0, 1), done.stderr
+    return _lines(done)
+
+
+@pytest.mark.parametrize("fault", [503, (429, 1), 502, 504, "reset"])
+def test_passing_trouble_after_the_first_batch_is_retried(chain, untroubled, fault):
+    node, history = chain
+    with RpcProxy(node.url) as proxy:
+        # the batches: the first answered (the top block and the chain id: the endpoint
+        # takes batches), then the header walk's and the next one troubled, later once more
+        proxy.faults_on_batches = True
+        proxy.faults = [None, fault, fault, None, None, fault]
+        done = _audit(proxy.url, node, history + 1, history + TROUBLED)
+        faulted = proxy.faulted
+    assert faulted == 3
+    assert done.returncode in (0, 1), done.stderr
+    assert _lines(done) == untroubled
+    assert {verdict for _, _, verdict, _ in untroubled} <= {"VERIFIED-GOOD", "VERIFIED-BAD"}
+
+
+@pytest.mark.parametrize("batches", [True, False])
+def test_trouble_past_the_retries_is_node_trouble_not_a_lie(chain, batches, monkeypatch):
+    node, history = chain
+    monkeypatch.setattr(rpc, "RETRY_WAITS", (0.01,) * len(RETRY_WAITS))  # as many, shorter
+    with RpcProxy(node.url) as proxy:
+        source = LiveSource(proxy.url)
+        source.client.batches = batches  # known to take batches, or asked call by call
+        proxy.faults = [503] * (len(RETRY_WAITS) + 1)
+        with pytest.raises(Unverifiable) as raised:
+            if batches:
+                source.blocks_by_number([1, 2, 3])
+            else:
+                source.block_number()
+        asked = proxy.requests
+    assert raised.value.reason == "rpc-error"
+    assert "HTTP 503 (5 tries)" in raised.value.detail
+    assert asked == len(RETRY_WAITS) + 1
+
+
+def test_a_malformed_answer_is_not_asked_again(chain):
+    node, history = chain
+    with RpcProxy(node.url, batch_rewrite=lambda replies: {"not": "a list"}) as proxy:
+        source = LiveSource(proxy.url)
+        source.client.batches = True
+        with pytest.raises(Unverifiable) as raised:
+            source.blocks_by_number([1, 2, 3])
+        asked = proxy.requests
+    assert raised.value.reason == "rpc-malformed"
+    assert asked == 1
+
+
+def test_retry_after_is_honoured_within_its_bound():
+    assert retry_wait("3", 0.5) == 3.0
+    assert retry_wait("86400", 0.5) == MAX_RETRY_AFTER
+    assert retry_wait("Wed, 21 Oct 2015 07:28:00 GMT", 0.5) == 0.5  # a date: the backoff's
+    assert retry_wait(None, 2.0) == 2.0
+    assert retry_wait("-1", 1.0) == 1.0

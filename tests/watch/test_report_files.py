@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import tomllib
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import pytest
 from recompute.watch.store import Store
 from tests.chromium import console, dump_dom, screenshot
 from tests.cli import run_cli
-from tests.watch.watchproc import EXAMPLE, block_hash
+from tests.watch.watchproc import EXAMPLE, block_hash, rpc_call
 
 FIRST, LAST = 60, 100  # the lying meter's draws (67..69) and over-cap block inside
 CHECKS = tomllib.loads(EXAMPLE.read_text())["check"]
@@ -84,6 +85,9 @@ def audited(devnet, tmp_path_factory):
     report = run_cli("audit", "report", "--store", out / "audit.sqlite", "--html",
                      out / "report.html", "--csv", out / "report.csv")
     assert report.returncode == 1, report.stderr
+    pinned = run_cli(*common, "--block-hash", block_hash(node.url, LAST), "--html",
+                     out / "pinned.html")
+    assert pinned.returncode == 1, pinned.stderr
     return {"node": node, "manifest": manifest, "dir": out, "stored": stored, "alone": alone,
             "report": report}
 
@@ -132,11 +136,57 @@ def test_the_page_renders_in_chromium_with_one_picture_per_check(audited):
         assert all(f["svgs"] == 1 for f in dom.figures)
         assert dom.svgs == len(CHECKS) and dom.scripts == 0
         text = "".join(dom.text)
-        assert f"{FIRST}..{LAST}" in text and "what it trusts" in text
+        assert f"{FIRST}..{LAST}" in text and "anchor method" in text
         assert "A check was unhealthy at some block (exit 1)" in text
     png = out / "report.png"
     assert screenshot(out / "report.html", png, out / "profile") == []
     assert png.stat().st_size > 20_000  # a drawn page, not a blank one
+
+
+def _page_text(path: Path) -> str:
+    return " ".join("".join(Dom(path.read_text()).text).split())
+
+
+def test_the_page_says_what_was_checked_over_which_blocks_trusting_what(audited):
+    """The first paragraph, the anchor in sentences, times as ISO 8601 UTC, no raw field."""
+    node, out = audited["node"], audited["dir"]
+    top = rpc_call(node.url, "eth_getBlockByNumber", [hex(LAST), False])
+    stamp = int(top["timestamp"], 16)
+    iso = datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = _page_text(out / "pinned.html")
+    assert (f"This audit evaluated {len(CHECKS)} check(s) over blocks {FIRST} to {LAST} "
+            f"({LAST - FIRST + 1} block(s) evaluated), the last of them dated {iso}, trusting "
+            "only the block hash you pinned") in text
+    assert f"Pinned by the block hash you gave, {top['hash']}." in text
+    assert f"The block's time is {iso}" in text
+    for raw in ("age_s", "as_of", "block_timestamp", str(stamp)):
+        assert raw not in text  # no field name, no Unix seconds
+    unpinned = _page_text(out / "report.html")
+    assert "Not pinned: the node itself (http://127.0.0.1:" in unpinned
+    assert "trusting the node itself for which block is which" in unpinned
+
+
+def test_the_findings_are_runs_with_values_by_type(audited):
+    """A run of BAD lines is one row ("from block 69 to 100, 32 blocks"); derived values show
+    by their type (a time as a date, an amount with its unit); "healthy when", not "healthy"."""
+    out = audited["dir"]
+    over = audited["manifest"]["moments"]["meter.over-cap"]["number"]
+    table = rows(out / "report.csv")
+    text = _page_text(out / "report.html")
+    run = f"VERIFIED-BAD from block {over} to {LAST}, {LAST - over + 1} blocks"
+    assert f"8312/lying-meter/cap was unhealthy ({run})" in text  # the first paragraph
+    page = (out / "report.html").read_text()
+    cap_rows = page.split("8312/lying-meter/cap</h3>")[1].split("</table>")[0]
+    assert cap_rows.count("<tr>") == 2 and run in cap_rows  # the head and one run
+    bad = next(r for r in table if r["check"] == "8312/lying-meter/cap" and r["block"] ==
+               str(over))
+    cap = int(json.loads(bad["derived"])["cap"])
+    assert f"cap {cap:,} units" in text
+    amm = next(r for r in table if r["check"] == "amm/example/layer-0" and
+               r["verdict"] == "VERIFIED-BAD")
+    clock = int(json.loads(amm["derived"])["clock"])
+    assert f"clock {datetime.fromtimestamp(clock, UTC):%Y-%m-%dT%H:%M:%SZ}" in text
+    assert "healthy when" in text and "<th>healthy</th>" not in page
 
 
 def test_the_console_check_sees_a_blocked_load(tmp_path):

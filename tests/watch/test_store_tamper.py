@@ -106,6 +106,13 @@ TAMPERS = {
     # a range audit's journal of its last write to stdout (docs/watch.md §Restarts)
     "the journal's text a number": (audit_value("stdout_journal", '{"text": 7}'),
                                     "stdout_journal"),
+    # a journal naming blocks outside the range: a resume would write the whole audit again
+    "the journal's blocks outside the range": (
+        audit_value("stdout_journal", '{"blocks": [200, 1000000000000000]}'),
+        "'stdout_journal' names blocks 200..1000000000000000, not blocks whose lines the audit "
+        "wrote (60..70)"),
+    "the journal's blocks below the range": (
+        audit_value("stdout_journal", '{"blocks": [0, 70]}'), "names blocks 0..70"),
 }
 
 
@@ -437,6 +444,12 @@ FOLLOW_TAMPERS = {
         audit_value("stdout_journal", '{"text": "{}\\n", "dev": 1, "offset": 5}'),
         "go together"),
     "the journal a list": (audit_value("stdout_journal", '["{}\\n"]'), "stdout_journal"),
+    # the journal's text is written to stdout again on a restart: outside text
+    "the journal's text with a terminal escape": (
+        audit_value("stdout_journal", json.dumps({"text": "\x1b]2;owned\x07{}\n"})),
+        "'stdout_journal' text holds U+001B at character 0"),
+    "the journal's text with a bidi control": (
+        audit_value("stdout_journal", json.dumps({"text": '{"a": "\u202e"}\n'})), "U+202E"),
     "a written block not a number": (audit_value("unfinal_written", '{"x13": "0x' + "13" * 32
                                                  + '"}'), "unfinal_written"),
     "a written block's hash short": (audit_value("unfinal_written", '{"13": "0x13"}'),
@@ -476,6 +489,8 @@ RESTART_TAMPERS = {
     # the journal of the last write is what a restart writes to stdout again
     "the journal's text not text": ("stdout_journal", '{"text": ["forged"]}',
                                     "stdout_journal"),
+    "the journal's text clearing the terminal": (
+        "stdout_journal", json.dumps({"text": "{}\n\x1b[2J\x1b[H{}\n"}), "U+001B at character 3"),
 }
 
 

@@ -1,0 +1,388 @@
+"""An L2 block anchored through L1 (the ``op-stack`` anchor; docs/l2.md §The chain of proofs).
+
+From an anchored L1 block (any L1 anchor) and the chain's ``OptimismPortal2`` proxy address:
+
+1. the L1 block must be fresh (the clock's maximum anchor age), whatever anchored it;
+2. the portal and the factory: each proxy's code and its EIP-1967 implementation, every code
+   taken only when it hashes to the account's proven code hash and identified by its bytes
+   (:mod:`recompute.l2.versions`); the respected game type, when it was set, the factory's
+   address and the blacklist from the portal's proven storage; the finality delay from the
+   identified implementation's code;
+3. the game: the factory's proven record of it (its list, or ``_disputeGames`` by the game's
+   UUID), the clone's code (its proven code hash) giving root claim, L1 head and L2 block
+   number, its status and times from its proven storage; its tier (:mod:`recompute.l2.finality`);
+4. the output root: the L2 node's block at the game's L2 block number and the
+   ``L2ToL1MessagePasser``'s storage root must hash to the root claim
+   (``output-root-mismatch``), its header to the block hash the preimage names
+   (``l2-header-mismatch``); the message passer's account proof roots in that header;
+5. the L2 block asked for: that block, or one below it by re-hashed parentHash links.
+
+This module asks the sources; every decision is a pure function of the modules beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from recompute.core.anchor import AnchoredBlock, by_proven_header
+from recompute.core.clock import Clock
+from recompute.core.errors import OptionError, Unverifiable, literal, malformed
+from recompute.core.header import Header
+from recompute.core.hexdata import parse_data
+from recompute.core.keccak import keccak256
+from recompute.core.prover import ProofStats, ProvenAccount, prove_account
+from recompute.core.source import ProofSource
+from recompute.l2.clone import CloneError, GameClone, parse_clone
+from recompute.l2.finality import TIERS, SystemFacts, tier_of
+from recompute.l2.game import (
+    IMPLEMENTATION_SLOT,
+    GameFacts,
+    GameId,
+    GameStatus,
+    address_of,
+    array_element_slot,
+    game_uuid,
+    mapping_slot,
+)
+from recompute.l2.output_root import MESSAGE_PASSER, OutputRootPreimage, output_root
+from recompute.l2.versions import Identified, Implementation, UnknownVersion, identify, load_table
+
+METHOD = "op-stack"
+MAX_GAMES = 256  # games of the factory's list looked at, newest first, for one block
+CodeOf = Callable[[bytes, bytes], bytes]  # (address, block hash) -> runtime code
+
+
+@dataclass(frozen=True)
+class OpStackRequest:
+    """What to anchor: the portal proxy, the L2 block (a number, or None for the newest
+    usable game's), a game to use (None: the newest usable one covering the block), the
+    weakest tier accepted, and the preset it came from (for the evidence)."""
+
+    portal: bytes
+    block: int | None = None
+    game: bytes | None = None
+    accept: str = "final"
+    preset: str | None = None
+    max_games: int = MAX_GAMES
+
+
+class _L1:
+    """The L1 side of one anchoring: proofs at one L1 block, code checked against them."""
+
+    def __init__(self, block: AnchoredBlock, code_of: CodeOf, stats: ProofStats):
+        self.block, self.code_of, self.stats = block, code_of, stats
+        self.table = load_table()
+
+    def account(self, address: bytes, slots: list[int]) -> ProvenAccount:
+        return prove_account(self.block, address, slots, stats=self.stats)
+
+    def code(self, account: ProvenAccount, what: str) -> bytes:
+        shown = f"{what} 0x{account.address.hex()}"
+        if not account.exists or account.code_hash == keccak256(b""):
+            raise Unverifiable("no-contract", f"{shown} has no code at L1 block "
+                                              f"{self.block.number}")
+        code = self.code_of(account.address, self.block.hash)
+        if keccak256(code) != account.code_hash:
+            raise Unverifiable("clone-code-mismatch",
+                               f"the L1 node served code for {shown} that hashes to "
+                               f"0x{keccak256(code).hex()}, not its proven code hash "
+                               f"0x{account.code_hash.hex()}")
+        return code
+
+    def identified(self, account: ProvenAccount, role: str, what: str) -> Identified:
+        """The implementation ``account``'s code is (fetched and identified each time: kept
+        values belong to the caching layer around sources, not here)."""
+        code = self.code(account, what)
+        try:
+            return identify(code, role, self.table)
+        except UnknownVersion as exc:
+            raise Unverifiable("unknown-contract-version",
+                               f"{what} 0x{account.address.hex()}: {exc}") from None
+
+    def behind_proxy(self, address: bytes, role: str, what: str,
+                     slots: list[int]) -> tuple[ProvenAccount, Identified]:
+        """A proxy at ``address`` (its code the known Proxy), its implementation (identified
+        as ``role``), and ``slots`` of the proxy's storage, proven."""
+        proxy = self.account(address, [IMPLEMENTATION_SLOT, *slots])
+        self.identified(proxy, "proxy", f"{what} proxy")
+        try:
+            implementation = address_of(proxy.storage[IMPLEMENTATION_SLOT])
+        except ValueError as exc:
+            raise Unverifiable("unknown-contract-version",
+                               f"{what} 0x{address.hex()}: its implementation slot {exc}") from None
+        return proxy, self.identified(self.account(implementation, []), role,
+                                      f"{what} implementation")
+
+
+def _slot(kind: Implementation, name: str) -> int:
+    return kind.variable(name).slot
+
+
+def _system(l1: _L1, portal_address: bytes) -> tuple[bytes, SystemFacts, dict[str, Any],
+                                                      Implementation]:
+    """The portal's facts and the factory's address."""
+    portal_impl = l1.behind_proxy(portal_address, "portal", "portal", [])[1]
+    kind = portal_impl.implementation
+    slots = sorted({_slot(kind, "disputeGameFactory"), _slot(kind, "respectedGameType"),
+                    _slot(kind, "respectedGameTypeUpdatedAt")})
+    portal = l1.account(portal_address, slots)
+    factory = kind.variable("disputeGameFactory").value(portal.storage[_slot(
+        kind, "disputeGameFactory")]).to_bytes(20, "big")
+    system = SystemFacts(
+        respected_game_type=kind.variable("respectedGameType").value(
+            portal.storage[_slot(kind, "respectedGameType")]),
+        respected_since=kind.variable("respectedGameTypeUpdatedAt").value(
+            portal.storage[_slot(kind, "respectedGameTypeUpdatedAt")]),
+        finality_delay=portal_impl.immutables["DISPUTE_GAME_FINALITY_DELAY_SECONDS"])
+    evidence = {"portal": {"address": "0x" + portal_address.hex(), **portal_impl.to_json()},
+                **system.to_json()}
+    return factory, system, evidence, kind
+
+
+def _game(l1: _L1, address: bytes, portal: Implementation, portal_address: bytes,
+          index: int | None) -> tuple[GameFacts, GameClone]:
+    """One game's facts from its clone and storage (not yet its factory record)."""
+    account = l1.account(address, [0])
+    code = l1.code(account, "game")
+    try:
+        clone = parse_clone(code)
+        number = clone.l2_block_number
+    except CloneError as exc:
+        raise Unverifiable("clone-code-mismatch", f"game 0x{address.hex()}: {exc}") from None
+    kind = l1.identified(l1.account(clone.implementation, []), "game",
+                         "game implementation")
+    layout = kind.implementation
+    words = {name: layout.variable(name) for name in ("createdAt", "resolvedAt", "status")}
+    slots = {variable.slot for variable in words.values()}
+    if slots != {0}:
+        account = l1.account(address, sorted(slots))
+    blacklist = mapping_slot(address, _slot(portal, "disputeGameBlacklist"))
+    listed = l1.account(portal_address, [blacklist]).storage[blacklist]
+    status = words["status"].value(account.storage[words["status"].slot])
+    if status not in GameStatus._value2member_map_:
+        raise Unverifiable("unknown-contract-version", f"game 0x{address.hex()} has status "
+                                                       f"{status}, not one of GameStatus")
+    facts = GameFacts(
+        address=address, index=index, game_type=kind.immutables["GAME_TYPE"],
+        root_claim=clone.root_claim, l1_head=clone.l1_head, l2_block_number=number,
+        created_at=words["createdAt"].value(account.storage[words["createdAt"].slot]),
+        resolved_at=words["resolvedAt"].value(account.storage[words["resolvedAt"].slot]),
+        status=GameStatus(status), blacklisted=listed != 0,
+        implementation=layout.label)
+    return facts, clone
+
+
+def _recorded(l1: _L1, factory: bytes, kind: Implementation, facts: GameFacts,
+              clone: GameClone) -> None:
+    """The factory's ``_disputeGames`` entry for the game's UUID must name this game."""
+    uuid = game_uuid(facts.game_type, clone.root_claim, clone.extra_data)
+    slot = mapping_slot(uuid, _slot(kind, "_disputeGames"))
+    recorded = GameId.unpack(l1.account(factory, [slot]).storage[slot])
+    if recorded.address != facts.address or recorded.game_type != facts.game_type:
+        raise Unverifiable("game-unrecorded",
+                           f"the factory 0x{factory.hex()} does not record game "
+                           f"0x{facts.address.hex()} (type {facts.game_type}, root claim "
+                           f"0x{clone.root_claim.hex()}) at L1 block {l1.block.number}")
+
+
+def _choose(l1: _L1, request: OpStackRequest, factory: bytes, factory_kind: Implementation,
+            portal: Implementation, system: SystemFacts) -> tuple[GameFacts, str]:
+    """The game to use and its tier: the one asked for, else the newest usable game whose
+    L2 block is at or above the block asked for (the closest above it, among the newest
+    ``max_games``)."""
+    l1_time = l1.block.timestamp
+    if request.game is not None:
+        facts, clone = _game(l1, request.game, portal, request.portal, None)
+        _recorded(l1, factory, factory_kind, facts, clone)
+        _covers(facts, request.block)
+        return facts, tier_of(facts, system, l1_time, request.accept)
+    list_slot = _slot(factory_kind, "_disputeGameList")
+    count = l1.account(factory, [list_slot]).storage[list_slot]
+    best: tuple[GameFacts, str] | None = None
+    refused: Unverifiable | None = None
+    newest: int | None = None
+    for index in range(count - 1, max(count - request.max_games, 0) - 1, -1):
+        slot = array_element_slot(list_slot, index)
+        game_id = GameId.unpack(l1.account(factory, [slot]).storage[slot])
+        facts, _ = _game(l1, game_id.address, portal, request.portal, index)
+        if game_id.game_type != facts.game_type:
+            raise Unverifiable("game-unrecorded", f"the factory records game "
+                                                  f"0x{facts.address.hex()} as type "
+                                                  f"{game_id.game_type}, its code says "
+                                                  f"{facts.game_type}")
+        try:
+            tier = tier_of(facts, system, l1_time, request.accept)
+        except Unverifiable as exc:
+            if refused is None and (request.block is None
+                                    or facts.l2_block_number >= request.block):
+                refused = exc
+            continue
+        newest = max(newest or 0, facts.l2_block_number)
+        if request.block is None:
+            return facts, tier
+        if facts.l2_block_number >= request.block and (
+                best is None or facts.l2_block_number < best[0].l2_block_number):
+            best = facts, tier
+        elif best is not None and facts.l2_block_number < request.block:
+            break  # proposals below the block: the closest one above it is found
+    if best is not None:
+        return best
+    if refused is not None and newest is None:
+        raise refused
+    asked = "the newest block" if request.block is None else f"L2 block {request.block}"
+    above = "no usable game" if newest is None else \
+        f"the newest usable game's L2 block is {newest}"
+    looked = min(count, request.max_games)
+    newer = f"; {refused.reason} for a newer one" if refused is not None else ""
+    raise Unverifiable("l2-block-unproposed",
+                       f"{asked} is not covered by a usable dispute game at L1 block "
+                       f"{l1.block.number}: {above} (looked at the newest {looked} of "
+                       f"{count} games{newer})")
+
+
+def _covers(facts: GameFacts, block: int | None) -> None:
+    if block is not None and block > facts.l2_block_number:
+        raise Unverifiable("l2-block-unproposed",
+                           f"L2 block {block} is above game 0x{facts.address.hex()}'s L2 block "
+                           f"{facts.l2_block_number}: no output root covers it yet")
+
+
+def _l2_block(source: ProofSource, facts: GameFacts) -> tuple[Header, OutputRootPreimage]:
+    """The L2 node's block at the game's number, its preimage checked against the root claim
+    and its header against the preimage's block hash."""
+    number = facts.l2_block_number
+    raw = source.block_by_number(number)
+    if raw is None:
+        raise Unverifiable("block-unknown", f"{source.label} does not know L2 block {number}")
+    claimed_hash = parse_data(raw.get("hash"), "block.hash", malformed, 32)
+    claimed_state = parse_data(raw.get("stateRoot"), "block.stateRoot", malformed, 32)
+    passer = source.get_proof(MESSAGE_PASSER, [], claimed_hash)
+    if not isinstance(passer, dict):
+        raise malformed(f"{source.label} eth_getProof: the answer is not a JSON object")
+    claimed_storage = parse_data(passer.get("storageHash"), "eth_getProof storageHash",
+                                 malformed, 32)
+    preimage = OutputRootPreimage(claimed_state, claimed_storage, claimed_hash)
+    if output_root(preimage) != facts.root_claim:
+        raise Unverifiable("output-root-mismatch",
+                           f"{source.label}'s L2 block {number} (hash 0x{claimed_hash.hex()}, "
+                           f"state root 0x{claimed_state.hex()}, message-passer storage root "
+                           f"0x{claimed_storage.hex()}) has output root "
+                           f"0x{output_root(preimage).hex()}, not game "
+                           f"0x{facts.address.hex()}'s root claim 0x{facts.root_claim.hex()}")
+    header = Header.from_rpc({key: value for key, value in raw.items() if key != "hash"})
+    if header.hash != claimed_hash or header.number != number:
+        raise Unverifiable("l2-header-mismatch",
+                           f"{source.label} served for L2 block {number} a header that hashes "
+                           f"to 0x{header.hash.hex()}, not 0x{claimed_hash.hex()}, the block "
+                           "hash the output root names")
+    return header, preimage
+
+
+def _l1_side(l1_block: AnchoredBlock, clock: Clock, code_of: CodeOf | None,
+             accept: str) -> _L1:
+    """The L1 block judged fresh, and the prover of its side."""
+    if accept not in TIERS:
+        raise OptionError("{l2_finality} {tier!r}: give one of " + literal(", ".join(TIERS)),
+                          ("l2_finality",), tier=accept)
+    what = literal(f"L1 block {l1_block.number} (the L2 anchor's L1 block)")
+    clock.check_fresh(l1_block.timestamp, clock.max_anchor_age, what, "max_anchor_age")
+    clock.check_not_future(l1_block.timestamp, what)
+    if code_of is None:
+        code_of = getattr(l1_block.source, "get_code", None)
+        if code_of is None:
+            raise Unverifiable("state-unavailable", f"{l1_block.source.label} serves no "
+                                                    "contract code (eth_getCode)")
+    return _L1(l1_block, code_of, ProofStats())
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A game as L1 state shows it at one L1 block: its facts, its tier, and the evidence of
+    the system contracts it was judged by."""
+
+    facts: GameFacts
+    tier: str
+    evidence: dict[str, Any]
+
+
+def _judged(l1: _L1, request: OpStackRequest) -> Standing:
+    factory, system, evidence, portal = _system(l1, request.portal)
+    factory_proxy, factory_impl = l1.behind_proxy(factory, "factory", "factory", [])
+    del factory_proxy
+    facts, tier = _choose(l1, request, factory, factory_impl.implementation, portal, system)
+    l1_time = l1.block.timestamp
+    return Standing(facts, tier, {
+        "tier": tier,
+        "chain": request.preset,
+        "l1": {"block": l1.block.to_json(), "anchor": l1.block.anchor.to_json(),
+               "chain_id": l1.block.chain_id},
+        **evidence,
+        "factory": {"address": "0x" + factory.hex(), **factory_impl.to_json()},
+        "game": {**facts.to_json(),
+                 "resolved_ago_s": l1_time - facts.resolved_at if facts.resolved_at else None},
+        "output_root": "0x" + facts.root_claim.hex(),
+    })
+
+
+def game_standing(l1_block: AnchoredBlock, request: OpStackRequest, clock: Clock,
+                  code_of: CodeOf | None = None) -> Standing:
+    """The game of ``request`` (named, or the one it would choose) as L1 state shows it at
+    ``l1_block``: Unverifiable with its reason when it is not usable at ``request.accept``
+    (follow mode asks this of every game its lines rest on, at each new L1 block)."""
+    l1 = _l1_side(l1_block, clock, code_of, request.accept)
+    return _judged(l1, request)
+
+
+def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpStackRequest,
+                   clock: Clock, code_of: CodeOf | None = None) -> AnchoredBlock:
+    """The L2 block of ``request`` anchored through ``l1_block`` (see module doc). The
+    evidence (the anchor's detail) names every step."""
+    l1 = _l1_side(l1_block, clock, code_of, request.accept)
+    standing = _judged(l1, request)
+    header, preimage = _l2_block(l2_source, standing.facts)
+    detail = {**standing.evidence, "output_root_preimage": preimage.to_json(),
+              "l1_proof_requests": l1.stats.requests}
+    top = by_proven_header(l2_source, header, preimage.block_hash, METHOD, detail)
+    passer = prove_account(top, MESSAGE_PASSER, [])
+    if passer.storage_root != preimage.message_passer_storage_root:  # the node said it beside
+        raise Unverifiable("rpc-inconsistent",  # (the prover compares storageHash too)
+                           f"the message passer's proven storage root at L2 block "
+                           f"{header.number} is 0x{passer.storage_root.hex()}, not the "
+                           "one its proof answer claimed")
+    if request.block is None or request.block == header.number:
+        return top
+    return by_proven_header(l2_source, header, preimage.block_hash, METHOD, detail,
+                            request.block)
+
+
+@dataclass(frozen=True)
+class L2Round:
+    """One look at L1 for follow mode (docs/l2.md §Watch): an L1 block anchored afresh, and
+    what it says of the newest usable game and of each game earlier lines rest on."""
+
+    l1: AnchoredBlock
+    l2_source: ProofSource
+    request: OpStackRequest
+    clock: Clock
+
+    def newest(self) -> AnchoredBlock:
+        """The newest usable game's L2 block, anchored through this round's L1 block."""
+        return by_output_root(self.l1, self.l2_source, replace(self.request, block=None),
+                              self.clock)
+
+    def judge(self, game: bytes) -> Standing:
+        """``game`` as this round's L1 block shows it (Unverifiable: why it is not usable)."""
+        return game_standing(self.l1, replace(self.request, game=game, block=None),
+                             self.clock)
+
+
+def below(top: AnchoredBlock, number: int) -> AnchoredBlock:
+    """Block ``number`` at or below ``top`` (an ``op-stack`` block), tied to it by re-hashed
+    parentHash links, its anchor ``top``'s with the walk (``pinned_number``,
+    ``headers_walked``)."""
+    if not isinstance(top.header, Header):
+        raise TypeError("an op-stack block always holds a full header")
+    return by_proven_header(top.source, top.header, top.hash, METHOD, top.anchor.detail,
+                            number)
