@@ -1,6 +1,6 @@
 """The fast evaluator against the reference one (recompute.evaluator.reference) over generated
 chains: the helpers of test_reference_differential.py and of the mutation script
-(tests/soundness/mutations.py). docs/design.md §Soundness.
+(tests/soundness/reuse_mutations.py). docs/design.md §Soundness.
 
 A chain of our own (the devnet's AMM and meters histories on a fresh anvil: the shared session
 devnet is read-only) is driven on by a list of operations: writes to the reference contracts

@@ -1,5 +1,5 @@
 """The mutation gate (docs/design.md §Soundness): every reuse rule of the fast path, broken on
-purpose (tests/soundness/mutations.py ``MUTATIONS``), must make the fast path's lines differ
+purpose (tests/soundness/reuse_mutations.py ``MUTATIONS``), must make the fast path's lines differ
 from the reference evaluator's on one fixed history (differential.FIXED), with no search and no
 shrinking: the history is the whole budget.
 
@@ -33,7 +33,7 @@ from tests.soundness.differential import (
     shared,
     texts,
 )
-from tests.soundness.mutations import MUTATIONS
+from tests.soundness.reuse_mutations import MUTATIONS
 
 CLEAN = "no mutation"
 

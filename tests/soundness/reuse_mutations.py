@@ -1,7 +1,7 @@
 """Each reuse rule of the fast path broken on purpose must fail the differential
 (docs/design.md §Soundness). The gate that ``make test`` runs is
 tests/soundness/test_mutations.py (one play of the fixed history, every mutant beside the
-unbroken fast path, under a minute); ``python -m tests.soundness.mutations`` is the longer
+unbroken fast path, under a minute); ``python -m tests.soundness.reuse_mutations`` is the longer
 look, every mode for each mutation (a few minutes).
 
 One mutation at a time is patched into the running process (the function's code replaced by a
@@ -13,7 +13,7 @@ lines differed (CAUGHT) or not (MISSED), with the first difference. The run with
 comes first and must be clean. Exit status 1 if any mutation is missed or the clean run
 differs.
 
-``python -m tests.soundness.mutations NAME...`` runs only the mutations named.
+``python -m tests.soundness.reuse_mutations NAME...`` runs only the mutations named.
 """
 
 from __future__ import annotations
