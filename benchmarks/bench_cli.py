@@ -73,9 +73,9 @@ os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 from recompute.core.anchor import anchor_block  # noqa: E402
 from recompute.devnet.anvil import Anvil  # noqa: E402
 from recompute.devnet.contracts import connect, deploy  # noqa: E402
+from recompute.evaluator.job import Job, step, step_many  # noqa: E402
 from recompute.layout import load_layout  # noqa: E402
 from recompute.recipes.framework import get_recipe  # noqa: E402
-from recompute.recipes.job import Job, step, step_many  # noqa: E402
 from recompute.sources.live import LiveSource  # noqa: E402
 
 ENVELOPE = "0x48e972a25a6ecc83b0dd9c2943b63155ec899b53e10c1f1eb34ebc1d57bcb041"
@@ -259,7 +259,7 @@ def main() -> None:
         addr = bytes.fromhex(address[2:])
 
         def fresh() -> LiveSource:
-            """A new source (nothing kept from an earlier verdict: recompute.core.memo is per
+            """A new source (nothing kept from an earlier verdict: recompute.core.caching is per
             source) on the same kept-alive connection, as the raw floor has."""
             new = LiveSource(node.url)
             new.client = source.client

@@ -59,10 +59,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
 from recompute.core.anchor import anchor_block  # noqa: E402
+from recompute.core.caching import SHARED_NODES  # noqa: E402
 from recompute.core.clock import Clock  # noqa: E402
 from recompute.core.keccak import keccak256 as keccak  # noqa: E402
 from recompute.core.keccak import keccak256_state  # noqa: E402
-from recompute.core.mpt import SHARED_NODES  # noqa: E402
 from recompute.core.prover import (  # noqa: E402
     PROOF_CHUNK,
     PROOF_IN_FLIGHT,
@@ -206,8 +206,8 @@ def verification_figures(source, block, address: bytes, slots: list[int], batch:
 
     def ours():
         for addr, bslots, answer in answers:
-            verify_account_proof(block, addr, bslots, answer)
-        verify_account_proof(fblock, faddress, [0], fanswer)
+            verify_account_proof(block, addr, bslots, answer, nodes=SHARED_NODES)
+        verify_account_proof(fblock, faddress, [0], fanswer, nodes=SHARED_NODES)
 
     def lower():
         bound(answers + [(faddress, [0], fanswer)])
@@ -245,7 +245,7 @@ def end_to_end_figures(node, address: bytes, slots: list[int], repeat: int) -> d
 
     def end_to_end():
         anchored = anchor_block([LiveSource(node.url)], block="latest")
-        account = prove_account(anchored, address, slots)
+        account = prove_account(anchored, address, slots, nodes=SHARED_NODES)
         assert len(account.storage) == len(slots)
         assert account.storage[slots[-1]] == (len(slots) - 1) * 7 + 1
 

@@ -33,9 +33,9 @@ from recompute.core.prover import prove_account  # noqa: E402
 from recompute.devnet.anvil import Anvil  # noqa: E402
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP  # noqa: E402
 from recompute.devnet.contracts import connect, deploy  # noqa: E402
+from recompute.evaluator.job import Job, step, step_many  # noqa: E402
 from recompute.layout import load_layout  # noqa: E402
 from recompute.recipes.amm import LayerStatus  # noqa: E402
-from recompute.recipes.job import Job, step, step_many  # noqa: E402
 from recompute.sources.live import LiveSource  # noqa: E402
 
 POLICY = (b"\x00" * 32, "", 0x0F, 0x0F, 0x0F, 0, 3600, 21600, [86400, 604800, 2592000, 7776000])

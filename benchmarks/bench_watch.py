@@ -49,7 +49,8 @@ sys.path.insert(0, str(ROOT))
 # docs/executables.md); a value already in the environment wins
 os.environ.setdefault("RECOMPUTE_ANVIL", str(ROOT / "node_modules"))
 
-from recompute.core.anchor import ancestors, anchor_block  # noqa: E402
+from recompute.core.anchor import anchor_block  # noqa: E402
+from recompute.core.caching import ancestors  # noqa: E402
 from recompute.devnet import history_amm as amm  # noqa: E402
 from recompute.devnet.anvil import Anvil  # noqa: E402
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP  # noqa: E402

@@ -29,11 +29,11 @@ from recompute.core.outcome import Outcome
 from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.source import ProofSource
 from recompute.core.verdict import REASONS, Reason, Verdict
+from recompute.evaluator import job as _job
+from recompute.evaluator.job import Job
+from recompute.evaluator.runner import prove_paths
 from recompute.layout import Layout, ReadResult, load_layout
-from recompute.recipes import job as _job
 from recompute.recipes.framework import Param, Params, Recipe, get_recipe, load_recipes
-from recompute.recipes.job import Job
-from recompute.recipes.runner import prove_paths
 from recompute.sources.live import LiveSource
 from recompute.vectors import Result as VectorResult
 from recompute.vectors import verify_file

@@ -36,7 +36,7 @@ ANVIL_FIXTURES = {"anvil", "module_anvil", "devnet", "zoo", "chain", "deployed",
 # Modules whose tests start anvil themselves (a devnet through the CLI, a watch process).
 ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycle", "test_moments",
                  "test_amm_devnet", "test_sai_charter_chain", "test_follow", "test_outage",
-                 "test_range", "test_reorg", "test_alerts", "test_live"}
+                 "test_range", "test_reorg", "test_alerts", "test_live", "test_mutations"}
 
 
 def pytest_collection_modifyitems(config, items):

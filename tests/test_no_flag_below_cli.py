@@ -35,7 +35,7 @@ TOP_FILES = {"api.py", "recipe.py", "__main__.py"}
 # Text that is not an error and names a flag on purpose, file by file (each reason said):
 NOT_MESSAGES = {
     # a bundled vector's description: data recorded in vectors/devnet/*.json
-    "vectors/catalog.py": "--expect",
+    "vectors/devnet_cases.py": "--expect",
     # the watch's own output, not errors: its progress notes advise the pins and endpoints it
     # was run with, its hooks' delivery notes name the hook, the HTML audit report says how to
     # re-check a line, a metric's help names the option behind it (an UNVERIFIABLE's options

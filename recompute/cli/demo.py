@@ -26,11 +26,11 @@ from recompute.core.prover import prove_account
 from recompute.data import FIXTURE_CHAIN
 from recompute.devnet.l2_lifecycle import extension
 from recompute.devnet.lifecycle import down, up
+from recompute.evaluator.job import step
 from recompute.layout import load_layout, read_all
 from recompute.lightclient import DEVNET
 from recompute.lightclient.anchor import by_light_client
 from recompute.recipes.framework import load_recipes
-from recompute.recipes.job import step
 from recompute.sources.beacon import BeaconClient, sync_light_client
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource

@@ -11,10 +11,10 @@ from typing import Any
 from recompute.core.anchor import anchor_block
 from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
+from recompute.evaluator.job import step
 from recompute.l2.anchor import OpStackRequest, by_output_root
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 
 MOMENTS = ("l2.final-bad", "l2.in-delay", "l2.challenger-wins", "l2.lying-node")

@@ -13,17 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from recompute.core.errors import UsageError
-from recompute.core.hexdata import parse_address, parse_block
-
-if TYPE_CHECKING:
-    from recompute.cli.options import Chain
-    from recompute.core.anchor import AnchoredBlock
-    from recompute.l2.anchor import OpStackRequest
+from recompute.core.hexdata import parse_address
 
 _META = "recompute.l2"
 F = TypeVar("F", bound=Callable[..., Any])
@@ -104,54 +99,7 @@ def given_l2_options() -> L2Options:
                      given.get("l1_quorum"))
 
 
-def l1_chain_of(chain: Chain) -> Chain:
-    """The L1 anchor's options as a :class:`Chain` of their own (its --rpc the --l1-rpc)."""
-    options = chain.l2_options
-    if chain.block_hash or chain.checkpoint or chain.quorum is not None:
-        raise UsageError("--l2-portal pins the L2 block through L1: give the L1 anchor as "
-                         "--l1-block-hash, --l1-checkpoint or --l1-quorum, not --block-hash, "
-                         "--checkpoint or --quorum")
-    if len(chain.urls()) > 1:
-        raise UsageError("--l2-portal: give one --rpc (the L2 node that serves the proofs)")
-    if not options.l1_rpcs:
-        raise UsageError("--l2-portal needs --l1-rpc URL (an L1 node: the dispute games live "
-                         "there)")
-    l1_block = options.l1_block
-    if l1_block is None:
-        l1_block = "finalized" if chain.light_client_options.beacon is not None else "latest"
-    return chain.with_(rpcs=options.l1_rpcs, block=l1_block, block_hash=options.l1_block_hash,
-                       quorum=options.l1_quorum, checkpoint=options.l1_checkpoint,
-                       l2_options=L2Options())
-
-
-def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
-    """What to anchor on the L2: the portal, the block (``block_text``: N or latest), the
-    game, the tier."""
-    from recompute.l2.anchor import OpStackRequest
-
-    options = chain.l2_options
-    portal, preset = _portal(options)
-    game = parse_address(options.game, "--l2-game") if options.game else None
-    block = parse_block(block_text)
-    if isinstance(block, str) and block != "latest":
-        raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
-                         "(the newest usable game's block)")
-    return OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
-                          game=game, accept=options.finality or "final", preset=preset)
-
-
-def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:
-    """Anchor the L1 block (``anchor_l1`` with the L1 options), then the L2 block through it."""
-    from recompute.cli.clock_options import current_clock
-    from recompute.l2.anchor import by_output_root
-
-    l1_chain = l1_chain_of(chain)
-    request = l2_request(chain, chain.block)
-    l1 = anchor_l1(l1_chain)
-    return by_output_root(l1, chain.sources()[0], request, current_clock())
-
-
-def _portal(options: L2Options) -> tuple[bytes, str | None]:
+def portal_of(options: L2Options) -> tuple[bytes, str | None]:
     """The portal address: --l2-portal, or the --chain preset's (both: a usage error)."""
     from recompute.l2.presets import load_presets
 

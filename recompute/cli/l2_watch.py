@@ -8,8 +8,7 @@ import threading
 from collections.abc import Callable
 
 from recompute.cli.clock_options import current_clock
-from recompute.cli.l2_options import l1_chain_of, l2_request
-from recompute.cli.options import Chain, anchored_block
+from recompute.cli.options import Chain, anchored_block, l1_chain_of, l2_request
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.clock import Clock
 from recompute.core.errors import UsageError

@@ -12,7 +12,7 @@ import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -26,12 +26,15 @@ from recompute.cli.beacon_options import (
     parse_timeout,
 )
 from recompute.cli.clock_options import clock_options, current_clock
-from recompute.cli.l2_options import L2Options, given_l2_options, l2_anchor, l2_options
+from recompute.cli.l2_options import L2Options, given_l2_options, l2_options, portal_of
 from recompute.core.anchor import AnchoredBlock, Reach, anchor_block, distinct_endpoints
 from recompute.core.errors import UsageError
-from recompute.core.hexdata import BLOCK_TAGS, parse_block, parse_hash
+from recompute.core.hexdata import BLOCK_TAGS, parse_address, parse_block, parse_hash
 from recompute.core.hops import MODES, reach
 from recompute.sources.live import LiveSource
+
+if TYPE_CHECKING:
+    from recompute.l2.anchor import OpStackRequest
 
 ENV_RPC = "ETH_RPC_URL"
 
@@ -216,3 +219,52 @@ def unique_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
                              f"{value.strip()!r}): give it once")
         out[key] = value.strip()
     return out
+
+
+# ---- the L2 anchor's options (docs/l2.md) ------------------------------------------------
+
+
+def l1_chain_of(chain: Chain) -> Chain:
+    """The L1 anchor's options as a :class:`Chain` of their own (its --rpc the --l1-rpc)."""
+    options = chain.l2_options
+    if chain.block_hash or chain.checkpoint or chain.quorum is not None:
+        raise UsageError("--l2-portal pins the L2 block through L1: give the L1 anchor as "
+                         "--l1-block-hash, --l1-checkpoint or --l1-quorum, not --block-hash, "
+                         "--checkpoint or --quorum")
+    if len(chain.urls()) > 1:
+        raise UsageError("--l2-portal: give one --rpc (the L2 node that serves the proofs)")
+    if not options.l1_rpcs:
+        raise UsageError("--l2-portal needs --l1-rpc URL (an L1 node: the dispute games live "
+                         "there)")
+    l1_block = options.l1_block
+    if l1_block is None:
+        l1_block = "finalized" if chain.light_client_options.beacon is not None else "latest"
+    return chain.with_(rpcs=options.l1_rpcs, block=l1_block, block_hash=options.l1_block_hash,
+                       quorum=options.l1_quorum, checkpoint=options.l1_checkpoint,
+                       l2_options=L2Options())
+
+
+def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
+    """What to anchor on the L2: the portal, the block (``block_text``: N or latest), the
+    game, the tier."""
+    from recompute.l2.anchor import OpStackRequest
+
+    options = chain.l2_options
+    portal, preset = portal_of(options)
+    game = parse_address(options.game, "--l2-game") if options.game else None
+    block = parse_block(block_text)
+    if isinstance(block, str) and block != "latest":
+        raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
+                         "(the newest usable game's block)")
+    return OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
+                          game=game, accept=options.finality or "final", preset=preset)
+
+
+def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:
+    """Anchor the L1 block (``anchor_l1`` with the L1 options), then the L2 block through it."""
+    from recompute.l2.anchor import by_output_root
+
+    l1_chain = l1_chain_of(chain)
+    request = l2_request(chain, chain.block)
+    l1 = anchor_l1(l1_chain)
+    return by_output_root(l1, chain.sources()[0], request, current_clock())

@@ -17,10 +17,10 @@ from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
 from recompute.core.outcome import Outcome, block_evidence
+from recompute.evaluator.job import step
+from recompute.evaluator.reference import reference_step
 from recompute.layout import Layout, load_layout
 from recompute.recipes.framework import Recipe, get_recipe, load_recipes
-from recompute.recipes.job import step
-from recompute.recipes.reference import reference_step
 
 RECIPES_OPTION = click.option(
     "--recipes", "recipe_paths", multiple=True, metavar="PATH",

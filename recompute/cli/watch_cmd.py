@@ -374,10 +374,10 @@ def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHea
 
 def _confirm(sources: list[SharedSource],
              needed: int) -> Callable[[AnchoredBlock], AnchoredBlock | None]:
-    """The check of each new head against the other --rpc (issue #11)."""
+    """The check of each new head against the other --rpc."""
 
     def confirm(block: AnchoredBlock) -> AnchoredBlock | None:
-        """Several --rpc: each new head confirmed by the quorum before its lines (issue #11)."""
+        """Several --rpc: each new head confirmed by the quorum before its lines."""
         return confirm_by_quorum(block, [s for s in sources if s is not block.source], needed)
 
     return confirm

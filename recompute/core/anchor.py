@@ -23,7 +23,6 @@ from typing import Any
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import OptionError, Unverifiable, UsageError, literal
 from recompute.core.header import Header
-from recompute.core.memo import memo_for
 from recompute.core.sealed import Sealed
 from recompute.core.source import BlockRef, ProofSource
 
@@ -128,7 +127,7 @@ def _fetch_header(source: ProofSource, ref: BlockRef | bytes) -> Header:
         shown = "0x" + ref.hex() if isinstance(ref, bytes) else str(ref)
         raise Unverifiable("block-unknown", f"{source.label} does not know block {shown}")
     header = Header.from_rpc(raw)
-    if isinstance(ref, int) and header.number != ref:  # under every anchor (issue #11)
+    if isinstance(ref, int) and header.number != ref:  # another block's header: refused
         raise Unverifiable("rpc-inconsistent", f"{source.label} answered for block {ref} with "
                                                f"a header numbered {header.number}")
     return header
@@ -219,58 +218,55 @@ def by_checkpoint(sources: Sequence[ProofSource], checkpoint: bytes, number: int
 
 def ancestors(block: AnchoredBlock, down_to: int) -> list[AnchoredBlock]:
     """Every block from ``block`` down to number ``down_to`` (inclusive), newest first, each
-    tied to ``block`` by re-hashed parentHash links (for events over a block range)."""
+    tied to ``block`` by re-hashed parentHash links (for events over a block range). Nothing
+    kept: :func:`recompute.core.caching.ancestors` is this walk with headers kept by hash."""
     if down_to > block.number:
         raise UsageError(f"block {down_to} is above the pinned block {block.number}")
     out = [block]
     header = block.header
-    # headers that re-hashed to the parentHash asked for, kept by hash (recompute.core.memo)
-    memo = memo_for(block.source, "parent-headers", 1 << 16)
     # a source that can fetch headers by number in batches (the watch's shared source) holds
     # the range first, so the walk below asks no one header at a time; each is still
     # re-hashed and linked here, as one fetched by hash
     prefetch = getattr(block.source, "prefetch_headers", None)
-    if prefetch is not None and block.number - 1 > down_to and (
-            memo is None or memo.get(header.parent_hash) is None):
+    if prefetch is not None and block.number - 1 > down_to:
         prefetch(list(range(down_to, block.number)))
     while header.number > down_to:
-        parent = memo.get(header.parent_hash) if memo is not None else None
-        if parent is None:
-            parent = _fetch_header(block.source, header.parent_hash)
-        if parent.hash != header.parent_hash or parent.number != header.number - 1:
-            raise Unverifiable(
-                "header-mismatch",
-                f"{block.source.label} returned for the parent of block {header.number} a "
-                f"header that hashes to 0x{parent.hash.hex()}, not 0x{header.parent_hash.hex()}",
-            )
-        if memo is not None:
-            memo.put(parent.hash, parent)
-        anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
-                                        "depth": block.number - parent.number})
-        out.append(AnchoredBlock(_SEAL, parent, anchor, block.chain_id, block.source))
-        header = parent
+        header = parent_header(block, header)
+        out.append(linked(block, header))
     return out
 
 
-def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
-    """The ancestor of ``block`` numbered ``number``, tied to it by parentHash links.
+def parent_header(block: AnchoredBlock, child: Header | PayloadHeader) -> Header:
+    """The parent of ``child`` (a header at or below ``block``), asked of ``block``'s source by
+    the child's parentHash and checked by :func:`linked_parent`."""
+    return linked_parent(block, child, _fetch_header(block.source, child.parent_hash))
 
-    The header found is kept per source under (the block's hash, number): the next block up
-    names this block as its parent, so its own walk to ``number`` is one look-up, however
-    deep (a range audit asks the same ancestor at every block)."""
+
+def linked_parent(block: AnchoredBlock, child: Header | PayloadHeader, parent: Header) -> Header:
+    """``parent`` if it is the parent ``child`` names (its hash is the child's parentHash, its
+    number one below), else Unverifiable (header-mismatch) naming ``block``'s source."""
+    if parent.hash != child.parent_hash or parent.number != child.number - 1:
+        raise Unverifiable(
+            "header-mismatch",
+            f"{block.source.label} returned for the parent of block {child.number} a "
+            f"header that hashes to 0x{parent.hash.hex()}, not 0x{child.parent_hash.hex()}",
+        )
+    return parent
+
+
+def linked(block: AnchoredBlock, header: Header | PayloadHeader) -> AnchoredBlock:
+    """``header``, found below ``block`` by re-hashed parentHash links, as an anchored block
+    (anchor ``parent-link``, the pin it was tied to named)."""
+    anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
+                                    "depth": block.number - header.number})
+    return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
+
+
+def ancestor(block: AnchoredBlock, number: int) -> AnchoredBlock:
+    """The ancestor of ``block`` numbered ``number``, tied to it by parentHash links."""
     if number == block.number:
         return block
-    memo = memo_for(block.source, "ancestor-at", 1 << 14)
-    header = None
-    if memo is not None and number < block.number:
-        header = memo.get((block.hash, number)) or memo.get((block.header.parent_hash, number))
-    if header is None:
-        header = ancestors(block, number)[-1].header
-    if memo is not None:
-        memo.put((block.hash, number), header)
-    anchor = Anchor("parent-link", {"pinned_hash": "0x" + block.hash.hex(),
-                                    "depth": block.number - number})
-    return AnchoredBlock(_SEAL, header, anchor, block.chain_id, block.source)
+    return linked(block, ancestors(block, number)[-1].header)
 
 
 def reached(top: AnchoredBlock, header: Header, path: dict[str, Any]) -> AnchoredBlock:
@@ -286,7 +282,7 @@ def reached(top: AnchoredBlock, header: Header, path: dict[str, Any]) -> Anchore
 def served_by(block: AnchoredBlock, source: ProofSource) -> AnchoredBlock:
     """The same anchored header (its anchor unchanged: the pin it was tied to), whose proofs
     are asked of ``source``: the reference evaluator's fresh source for every check at every
-    block (recompute.recipes.reference). Sound as any source: every proof is verified against
+    block (recompute.evaluator.reference). Sound as any source: every proof is verified against
     the header's own roots."""
     return AnchoredBlock(_SEAL, block.header, block.anchor, block.chain_id, source)
 

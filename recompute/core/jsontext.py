@@ -1,5 +1,5 @@
 """JSON text of values the code itself built (evidence, watch lines), at the speed the watch
-needs (issue #12: a 400-check block encodes a thousand small dicts).
+needs (a 400-check block encodes a thousand small dicts).
 
 ``json.dumps`` and ``JSONEncoder.encode`` build the C encoder again on every call, which costs
 more than encoding a small dict. :func:`encoder` builds it once, with the options given, and

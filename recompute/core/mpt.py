@@ -14,6 +14,10 @@ compares the listed text with the kept one (a memory compare, no hashing); a nod
 first time is hashed, checked against the reference, and decoded. Each distinct node is hashed
 and decoded once, however many keys, answers, chunks or blocks share it: the upper levels of a
 storage trie are in every proof.
+
+The walks are functions of their arguments: a cache is one the caller passes (none given, the
+walk keeps its nodes for this call only). The process's shared one is
+:data:`recompute.core.caching.SHARED_NODES`, the only place a verified value is reused.
 """
 
 from __future__ import annotations
@@ -127,10 +131,6 @@ class NodeCache:
 
 _hash = keccak256_state  # ``_hash(raw).digest()`` is keccak256(raw), one frame less
 
-# One cache for the process (see NodeCache): sound to share, since an entry is a node whose
-# bytes hashed to its key; the proof walk still checks every hash link of every proof.
-SHARED_NODES = NodeCache()
-
 
 def _text_error(text: object) -> InvalidProof:
     """Why ``text`` is not a proof node's 0x-hex text."""
@@ -224,7 +224,7 @@ def verify(root: bytes, key: bytes, proof: object, cache: NodeCache | None = Non
     if not isinstance(proof, list) or root == EMPTY_TRIE_ROOT:
         _check_unwalked(proof)
         return None
-    cache = cache if cache is not None else SHARED_NODES
+    cache = cache if cache is not None else NodeCache(depth=0)  # no cache given: keep nothing
     nibbles = key.hex()
     depth = len(nibbles)
     pos = 0
@@ -276,7 +276,7 @@ def verify_many(root: bytes, keys: list[bytes], proofs: list[object], claims: li
     last node of any other text) is handed whole to :func:`verify` with its claim, whose
     value (or InvalidProof) it gets: an entry whose proven value is the claim is not in the
     result either; the result maps every other entry's place to its proven value."""
-    cache = cache if cache is not None else SHARED_NODES
+    cache = cache if cache is not None else NodeCache()  # this answer's nodes alone
     walked: dict[int, bytes | None] = {}
     known = cache._nodes.get
     load = cache.load

@@ -56,7 +56,7 @@ class Outcome:
 def block_evidence(block: AnchoredBlock) -> dict[str, Any]:
     return {
         "chain_id": block.chain_id,
-        # no proof covers the chain id: it is what the anchoring endpoint said (issue #11)
+        # no proof covers the chain id: it is what the anchoring endpoint said
         "chain_id_from": "the node's eth_chainId (not proven)",
         "block": block.to_json(),
         "anchor": block.anchor.to_json(),

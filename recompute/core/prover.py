@@ -22,7 +22,6 @@ from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256, keccak256_state
 from recompute.core.mpt import (
-    SHARED_NODES,
     STRING_HEADER_HEX,
     InvalidProof,
     NodeCache,
@@ -108,9 +107,13 @@ def prove_account(
     slots: Iterable[int] = (),
     source: ProofSource | None = None,
     stats: ProofStats | None = None,
+    nodes: NodeCache | None = None,
 ) -> ProvenAccount:
     """Ask ``source`` (by default the endpoint that anchored ``block``) for proofs of
-    ``address`` and every slot in ``slots``, and verify all of it.
+    ``address`` and every slot in ``slots``, and verify all of it. ``nodes``: the proof-node
+    cache the walks may take nodes from (:class:`~recompute.core.mpt.NodeCache`; the fast
+    path's is :data:`recompute.core.caching.SHARED_NODES`); none given, each answer's walks
+    share a cache of their own, dropped after it.
 
     More than :data:`PROOF_CHUNK` slots are asked in chunks, each a complete eth_getProof
     answer verified on its own against the block's stateRoot; the next chunks are fetched
@@ -127,15 +130,17 @@ def prove_account(
         if stats is not None:
             stats.requests += 1
             stats.slots += len(wanted)
-        return verify_account_proof(block, address, wanted, answer, stats)
-    return _prove_chunked(block, address, wanted, source, stats)
+        return verify_account_proof(block, address, wanted, answer, stats, nodes)
+    return _prove_chunked(block, address, wanted, source, stats, nodes)
 
 
 def _prove_chunked(block: AnchoredBlock, address: bytes, wanted: list[int],
-                   source: ProofSource, stats: ProofStats | None) -> ProvenAccount:
+                   source: ProofSource, stats: ProofStats | None,
+                   nodes: NodeCache | None) -> ProvenAccount:
     from concurrent.futures import Future, ThreadPoolExecutor
 
     chunks = [wanted[i : i + PROOF_CHUNK] for i in range(0, len(wanted), PROOF_CHUNK)]
+    nodes = nodes if nodes is not None else NodeCache()  # the chunks share their upper nodes
     in_flight = max(1, min(PROOF_IN_FLIGHT, getattr(source, "max_in_flight", 1)))
     storage: dict[int, int] = {}
     first: ProvenAccount | None = None
@@ -153,7 +158,7 @@ def _prove_chunked(block: AnchoredBlock, address: bytes, wanted: list[int],
             if stats is not None:
                 stats.requests += 1
                 stats.slots += len(chunk)
-            account = verify_account_proof(block, address, chunk, answer, stats)
+            account = verify_account_proof(block, address, chunk, answer, stats, nodes)
             del answer
             first = first or account
             # Every chunk's account proof is checked against the same stateRoot, so the
@@ -174,10 +179,11 @@ def verify_account_proof(
     slots: list[int],
     answer: object,
     stats: ProofStats | None = None,
+    nodes: NodeCache | None = None,
 ) -> ProvenAccount:
     """Verify a raw ``eth_getProof`` answer (untrusted JSON, checked here to be an object) for
-    ``address`` and ``slots`` at ``block``."""
-    cache = SHARED_NODES
+    ``address`` and ``slots`` at ``block`` (``nodes``: as :func:`prove_account`)."""
+    cache = nodes if nodes is not None else NodeCache()
     hashed_before = cache.hashed
     account, entries = _account_of(block, address, slots, answer, cache)
     storage = _verify_slots(account, slots, entries, cache)
@@ -407,7 +413,7 @@ def _check_account_claims(account: ProvenAccount, answer: dict[str, Any]) -> Non
 def prove_account_plainly(block: AnchoredBlock, address: bytes, slots: Iterable[int] = (),
                           source: ProofSource | None = None) -> ProvenAccount:
     """:func:`prove_account` the plain way, for the reference evaluator
-    (recompute.recipes.reference): one ``eth_getProof`` for the slots asked, every proof walked
+    (recompute.evaluator.reference): one ``eth_getProof`` for the slots asked, every proof walked
     on its own by the general walk (:func:`recompute.core.mpt.verify`, no claim taken on its
     text) through a node cache of its own that keeps nothing (``depth=0``): no node, no kept
     top walk and no answer of another request stands in for anything. The node's claims are

@@ -23,7 +23,6 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, malformed_in
 from recompute.core.hexdata import parse_data, parse_quantity
 from recompute.core.keccak import EMPTY_TRIE_ROOT
-from recompute.core.memo import memo_for
 from recompute.core.trie_build import ordered_trie_root
 
 SUPPORTED_TYPES = (0, 1, 2, 3, 4)
@@ -227,28 +226,7 @@ def _transaction_hash(entry: object) -> str:
     return cast(str, text)  # parse_data took it: 0x-hex text
 
 
-def prefetch_receipts(blocks: list[AnchoredBlock]) -> None:
-    """Have the blocks' source fetch the receipts of those of ``blocks`` not proven yet in one
-    go, if it can (the watch's shared source: one JSON-RPC batch); :func:`prove_receipts`
-    then finds them there. Raw answers only: each is proven when asked for."""
-    if len(blocks) < 2:
-        return
-    source = blocks[0].source
-    prefetch = getattr(source, "prefetch_receipts", None)
-    if prefetch is None:
-        return
-    memo = memo_for(source, "receipts", 1024)
-    prefetch([b.hash for b in blocks if b.source is source
-              and (memo is None or memo.get(b.hash) is None)])
-
-
 def prove_receipts(block: AnchoredBlock) -> ProvenReceipts:
-    """The block's receipts, proven against its receiptsRoot; kept by block hash per source
-    (recompute.core.memo): every check of a watch, at every block above, asks again."""
-    memo = memo_for(block.source, "receipts", 1024)
-    proven = memo.get(block.hash) if memo is not None else None
-    if proven is None:
-        proven = verify_receipts(block, fetch_receipts(block))
-        if memo is not None:
-            memo.put(block.hash, proven)
-    return proven
+    """The block's receipts, asked of its source and proven against its receiptsRoot (nothing
+    kept: :func:`recompute.core.caching.prove_receipts` keeps them by block hash)."""
+    return verify_receipts(block, fetch_receipts(block))

@@ -400,7 +400,7 @@ def _stop_helper(state_dir: Path, name: str = "beacon", timeout: float = 5.0) ->
 def continue_clock(node: Anvil) -> None:
     """A resumed chain goes on from its last block's time. anvil restarted on its state dump
     with ``--timestamp`` (the genesis time, for identical histories) would otherwise mine new
-    blocks back at the genesis time, before the blocks already there (issue #11)."""
+    blocks back at the genesis time, before the blocks already there."""
     last = node.rpc("eth_getBlockByNumber", "latest", False)
     node.rpc("evm_setNextBlockTimestamp", int(last["timestamp"], 16) + 1)
 

@@ -91,7 +91,7 @@ class Layout:
     @cached_property
     def digest(self) -> str:
         # computed once per descriptor: ``document`` is never altered after validation, and
-        # the watch groups every check's reads by it, round after round (issue #12)
+        # the watch groups every check's reads by it, round after round
         return hashlib.sha256(self.dumps().encode()).hexdigest()
 
     @cached_property

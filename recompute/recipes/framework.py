@@ -11,7 +11,7 @@ that yields what it needs to read and finally returns a :class:`Derivation`::
 
 The plan never sees the RPC: it yields layout paths (:class:`Reads`), raw slots
 (:class:`Slots`) or an event query (:class:`Logs`) and is sent back proven, typed values; the
-pure derivation is ordinary code between the yields. The runner (:mod:`recompute.recipes.runner`)
+pure derivation is ordinary code between the yields. The runner (:mod:`recompute.evaluator.runner`)
 asks one ``eth_getProof`` per round. Later rounds can depend on earlier values (the policy
 version before the policy).
 
@@ -205,7 +205,7 @@ def parse_int_text(text: str) -> int | None:
 @dataclass(frozen=True)
 class Output:
     """The type of one derived value, so that ``--expect k=v`` is checked when the command or
-    checks.toml is parsed, before any node is asked (issue #11 item 7). Kinds: ``int``
+    checks.toml is parsed, before any node is asked. Kinds: ``int``
     (decimal or 0x-hex), ``bool``, ``hex`` (0x bytes, compared lower-case), ``enum`` (one of
     ``choices``, any case), ``text`` (compared as written), ``json`` (a table: not
     expectable)."""
@@ -311,12 +311,12 @@ Inputs = TypeVar("Inputs")  # what a SplitRecipe's reads make of the values, for
 
 
 class SplitRecipe(Recipe, Generic[Inputs]):
-    """A recipe whose plan is its reads, then a derivation (issue #12): :meth:`reads` yields
+    """A recipe whose plan is its reads, then a derivation: :meth:`reads` yields
     what it reads and returns the inputs it made of the values, *without the clock*, so the
     requests it makes are a function of the parameters and the values read alone;
     :meth:`derive` turns those inputs and the pinned block's clock into the Derivation. Its
     :meth:`plan` is the one, the same rounds and the same Derivation; a watch keeps a check's
-    rounds per answer across blocks (recompute.recipes.kept_plans) and runs only
+    rounds per answer across blocks (recompute.evaluator.kept_plans) and runs only
     :meth:`derive` at a block whose values are the ones it kept, handing it those inputs
     read-only (dicts as mapping proxies, lists as tuples: read them, build new values, never
     alter them). A subclass that overrides :meth:`plan` itself is run as any recipe."""

@@ -89,7 +89,7 @@ class SharedSource:
             "on (one HTTP request per call)")
 
     def hold_window(self, blocks: int) -> None:
-        """Follow mode (recompute.core.memo.keep_window): hold the raw headers and receipts of
+        """Follow mode (recompute.core.caching.keep_window): hold the raw headers and receipts of
         about the last ``blocks`` blocks (plus one walk ahead of headers), not the thousands a
         range audit walks: a following watch asks for each new block's and its parent's."""
         with self._lock:

@@ -11,9 +11,9 @@ from recompute.core.anchor import anchor_block
 from recompute.core.errors import Unverifiable
 from recompute.core.hexdata import parse_address
 from recompute.core.prover import prove_account
+from recompute.evaluator.job import step
 from recompute.layout import load_layout
 from recompute.recipes.framework import Recipe, get_recipe
-from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from recompute.sources.replay import CaptureSource
 from recompute.vectors.format import (

@@ -15,11 +15,11 @@ from recompute.core.keccak import keccak256
 from recompute.core.prover import prove_account
 from recompute.core.schema import ANY, Integer, ListOf, OneOf, Record, Text, check
 from recompute.disk.whole_file import write_whole
+from recompute.evaluator.job import step
+from recompute.evaluator.job_record import normalise
 from recompute.layout import parse_descriptor
 from recompute.recipes import amm
-from recompute.recipes.evidence import normalise
 from recompute.recipes.framework import Recipe, get_recipe
-from recompute.recipes.job import step
 from recompute.sources.replay import ReplaySource
 from recompute.vectors.format import MalformedVector, check_vector_shape
 

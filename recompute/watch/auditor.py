@@ -2,7 +2,7 @@
 
 Block M is anchored as ``step`` anchors one (the options pin the *top* of the range); every
 block down to N is tied to it by re-hashed parentHash links
-(:func:`recompute.core.anchor.ancestors`,
+(:func:`recompute.core.caching.ancestors`,
 the checkpoint walk), so one pin covers the whole range. The blocks are evaluated in block order,
 each after the one below it (so that its reads are carried while the storageRoot is the same),
 while ``workers`` threads fetch the next blocks' account proofs ahead
@@ -21,7 +21,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from recompute.core.anchor import AnchoredBlock, ancestors
+from recompute.core.anchor import AnchoredBlock
+from recompute.core.caching import ancestors
 from recompute.core.errors import Unverifiable
 from recompute.core.hops import reach
 from recompute.core.verdict import EXIT_BAD, EXIT_GOOD, EXIT_UNVERIFIABLE, Verdict

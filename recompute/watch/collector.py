@@ -1,4 +1,4 @@
-"""The cyclic garbage collector paused while a watch handles one block (issue #12).
+"""The cyclic garbage collector paused while a watch handles one block.
 
 A block's evaluation keeps thousands of containers alive at once (a 400-check block: each
 check's runner, trace, answers and evidence, then its lines) and frees them by reference

@@ -50,7 +50,7 @@ _HEALTHY = {"GOOD": Verdict.GOOD, "VERIFIED-GOOD": Verdict.GOOD,
 
 @dataclass(frozen=True)
 class Check:
-    """One parsed check: what :func:`recompute.recipes.job.step` needs, plus its healthy
+    """One parsed check: what :func:`recompute.evaluator.job.step` needs, plus its healthy
     verdict."""
 
     name: str
@@ -131,7 +131,7 @@ def parse_config(data: dict[str, Any], path: Path,
         raise UsageError(f"{path}: no [[check]] tables: a watch needs at least one check")
     checks: list[Check] = []
     names: set[str] = set()
-    layouts: dict[str, Layout] = {}  # one descriptor object per layout named (issue #12)
+    layouts: dict[str, Layout] = {}  # one descriptor object per layout named: reads group by it
     for index, entry in enumerate(entries, start=1):
         check = _parse_check(entry, index, path, extra, layouts)
         if check.name in names:

@@ -1,8 +1,8 @@
 """Every check at one anchored block: one :class:`Line` per check (docs/watch.md §Output).
 
-The checks run as :func:`recompute.recipes.job.step` runs one recipe (the same recipe runs on a
+The checks run as :func:`recompute.evaluator.job.step` runs one recipe (the same recipe runs on a
 live node, on a vector and inside watch: docs/design.md §Recipes), all together through
-:func:`recompute.recipes.job.step_many`: the block is anchored once, and each round the layout
+:func:`recompute.evaluator.job.step_many`: the block is anchored once, and each round the layout
 reads of every check of one contract are proven together. Its proof source is a
 :class:`~recompute.sources.cache.SharedSource`: before the checks run, the slots each one read
 at the previous block it was evaluated at are fetched in one ``eth_getProof`` per contract,
@@ -24,8 +24,8 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.verdict import Verdict
-from recompute.recipes.job import Job, step_many
-from recompute.recipes.reference import reference_step_many
+from recompute.evaluator.job import Job, step_many
+from recompute.evaluator.reference import reference_step_many
 from recompute.watch.config import Check
 
 # The node did not answer, answered with an error, or no longer knows the block (it was
@@ -124,7 +124,7 @@ class BlockEvaluator:
     """Evaluates every check at a block; remembers which slots each check read.
 
     ``reference``: every check evaluated the plain way instead
-    (:func:`recompute.recipes.reference.reference_step_many`: fresh proofs of every read, nothing
+    (:func:`recompute.evaluator.reference.reference_step_many`: fresh proofs of every read, nothing
     kept, shared or prefetched), for users who cross-check the fast path (docs/watch.md
     §Reference mode); the lines are the same."""
 
@@ -223,7 +223,7 @@ class BlockEvaluator:
             roots = dict(self._roots)
         # The accounts alone first, all in one batch: where the node's storageHash is the one
         # it gave at the last block, the runner will carry the proven reads
-        # (recompute.recipes.carry Carry, which decides on the *verified* root) and needs no
+        # (recompute.evaluator.carry Carry, which decides on the *verified* root) and needs no
         # slot proofs. This raw comparison only saves a request; a lie here costs a later
         # request, not a verdict. Then the slots of every contract whose root changed, in one
         # more batch. An answer that fails here is asked again by the checks themselves (and

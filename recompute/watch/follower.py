@@ -36,10 +36,10 @@ import time
 from collections.abc import Callable
 
 from recompute.core.anchor import AnchoredBlock, by_parent_link
+from recompute.core.caching import keep_window
 from recompute.core.clock import FUTURE_HEAD_PATIENCE, SYSTEM, Clock
 from recompute.core.errors import Unverifiable, literal
 from recompute.core.header import Header
-from recompute.core.memo import keep_window
 from recompute.core.source import ProofSource
 from recompute.core.verdict import Verdict
 from recompute.watch.collector import paused

@@ -1,8 +1,8 @@
 """Blocks evaluated one after another, in block order, while threads fetch ahead
-(docs/watch.md §Range audit, issue #12).
+(docs/watch.md §Range audit).
 
 A range audit's blocks are not independent: a block's reads are carried from the block below it
-while the contract's storageRoot is the same (:class:`recompute.recipes.carry.Carry`), which
+while the contract's storageRoot is the same (:class:`recompute.evaluator.carry.Carry`), which
 needs the block below evaluated first. Evaluating several blocks at once in threads breaks that
 chain (each of them re-proves everything) and gains nothing for the CPU-bound part under the
 GIL. So :func:`in_order` evaluates the blocks in order on the calling thread, and ``threads``

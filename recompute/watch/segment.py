@@ -9,7 +9,7 @@ sockets, no :class:`~recompute.core.anchor.AnchoredBlock`), so it pickles to any
 the same package installed, and nothing here needs Dask.
 
 Trust (docs/design.md §Trust flow): inside the segment, every header from ``hi`` down to ``lo``
-is re-hashed and tied to the next by its parentHash (:func:`recompute.core.anchor.ancestors`), but
+is re-hashed and tied to the next by its parentHash (:func:`recompute.core.caching.ancestors`), but
 the segment's top is only what the node *said* block ``hi`` is. The segment proves nothing until
 the coordinator ties its top hash to the parentHash of the segment above it, and so on up to the
 pinned block M (:mod:`recompute.watch.linking`); a segment that does not link is never merged.
@@ -30,7 +30,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recompute.core.anchor import AnchoredBlock, ancestors, by_single_rpc
+from recompute.core.anchor import AnchoredBlock, by_single_rpc
+from recompute.core.caching import ancestors
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
@@ -64,7 +65,7 @@ class SegmentTask:
     # the recipe modules the user named to the coordinator (--recipes, $RECOMPUTE_RECIPES),
     # resolved: the only user recipe code a worker imports (the config text only declares it)
     recipe_paths: tuple[str, ...] = ()
-    reference: bool = False  # the plain evaluator (recompute.recipes.reference), not the fast
+    reference: bool = False  # the plain evaluator (recompute.evaluator.reference), not the fast
 
     @property
     def config_hash(self) -> str:

@@ -202,7 +202,7 @@ def test_the_reference_prover_reads_the_untampered_answer(real):
 
 @pytest.mark.parametrize("name,mutate", MUTATIONS, ids=[n for n, _ in MUTATIONS])
 def test_the_reference_prover_refuses_every_mutation_too(real, name, mutate):
-    """The plain prover (recompute.recipes.reference's) walks every proof on its own: it
+    """The plain prover (recompute.evaluator.reference's) walks every proof on its own: it
     refuses what the fast one refuses."""
     block, answer = real
     tampered = copy.deepcopy(answer)

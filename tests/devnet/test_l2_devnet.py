@@ -23,9 +23,9 @@ from recompute.devnet.l2_chain import MESSAGE_PASSER, OPTIMISM_ARTIFACTS, build_
 from recompute.devnet.l2_lie import server as lying_server
 from recompute.devnet.l2_moments import L2_MOMENTS, UNNAMED, describe_l2
 from recompute.devnet.moments import ABOUT
+from recompute.evaluator.job import step
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from tests.cli import run_cli
 

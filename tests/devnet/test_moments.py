@@ -14,9 +14,9 @@ import pytest
 from recompute.core.anchor import anchor_block
 from recompute.data import VECTORS
 from recompute.devnet.moments import ABOUT
+from recompute.evaluator.job import step
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe, load_recipes
-from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from recompute.vectors import load_json
 from tests.cli import run_cli

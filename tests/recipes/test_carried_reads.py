@@ -1,5 +1,5 @@
 """Reads carried to a later block while the contract's storageRoot is unchanged
-(recompute.recipes.carry.Carry): the verdict and evidence digest equal a fresh step's, the
+(recompute.evaluator.carry.Carry): the verdict and evidence digest equal a fresh step's, the
 evidence names the header the values were proven at, a changed root re-proves, and a node
 that answers a later block with an earlier block's account proof is UNVERIFIABLE. Expected
 values: the envelope's numbers sent in this test, and fresh steps on fresh sources."""
@@ -14,9 +14,9 @@ import pytest
 from recompute.core.anchor import anchor_block
 from recompute.core.errors import Unverifiable
 from recompute.devnet.contracts import connect, deploy
+from recompute.evaluator.job import Job, step, step_many
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.job import Job, step, step_many
 from recompute.sources.live import LiveSource
 
 CAP = "8312/cap-conservation"

@@ -1,4 +1,4 @@
-"""recompute.recipes.copies.copier: a copy made for a value's shape equals the value and shares
+"""recompute.evaluator.copies.copier: a copy made for a value's shape equals the value and shares
 none of its containers, so altering the copy (anywhere inside) leaves the value as it was.
 Expected values: the value itself, and copy.deepcopy of it taken before."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recompute.recipes.copies import copier
+from recompute.evaluator.copies import copier
 
 leaves = st.one_of(st.integers(), st.booleans(), st.binary(max_size=4), st.text(max_size=4),
                    st.none())

@@ -17,9 +17,9 @@ import pytest
 
 from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
+from recompute.evaluator.job import step
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 from tests import REPO_ROOT
 

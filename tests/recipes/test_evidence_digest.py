@@ -1,4 +1,4 @@
-"""The evidence digest put together from kept parts (recompute.recipes.digest) hashes exactly
+"""The evidence digest put together from kept parts (recompute.evaluator.digest) hashes exactly
 the bytes of ``json.dumps({"block", "reads", "logs", "derived"}, sort_keys=True)``, the
 definition docs/watch.md gives (so a watch line can be re-checked by ``step``): expected
 values from hashlib and json directly, on the shapes evidence takes."""
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from recompute.recipes.digest import ReadEntry, ReadGroup, canonical, evidence_digest
+from recompute.evaluator.digest import ReadEntry, ReadGroup, canonical, evidence_digest
 
 BLOCK = {"number": 7, "hash": "0x" + "ab" * 32, "state_root": "0x" + "cd" * 32,
          "receipts_root": "0x" + "ef" * 32, "timestamp": 1762601248}

@@ -1,4 +1,4 @@
-"""A log scan is kept per block hash and carried to the next block up (recompute.core.memo):
+"""A log scan is kept per block hash and carried to the next block up (recompute.core.caching):
 the carried evidence equals a fresh scan's, names the header it comes from, and never lets
 one node's answers stand in for another's. Expected values: a fresh ``step`` on a fresh
 source at the same block (no memo), and the devnet history's draws (history_meters.py)."""
@@ -9,9 +9,9 @@ import pytest
 
 from recompute.core.anchor import anchor_block
 from recompute.core.errors import Unverifiable
+from recompute.evaluator.job import step
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
-from recompute.recipes.job import step
 from recompute.sources.live import LiveSource
 
 BUDGET = "8312/aggregate-budget"

@@ -1,4 +1,4 @@
-"""A split recipe's rounds kept per check across blocks (recompute.recipes.kept_plans).
+"""A split recipe's rounds kept per check across blocks (recompute.evaluator.kept_plans).
 
 Pure tests of KeptPlan driven as step_many drives a plan (send the answer, get the next
 request), with answers written here by hand, then the AMM registry on the devnet: one job run
@@ -12,10 +12,10 @@ import pytest
 
 from recompute.core.anchor import anchor_block
 from recompute.core.errors import UsageError
+from recompute.evaluator.job import Job, step_many
+from recompute.evaluator.kept_plans import MOST_ANSWERS, KeptPlan, PlanMemo
 from recompute.layout import load_layout
 from recompute.recipes.framework import Clock, Derivation, Reads, SplitRecipe, get_recipe
-from recompute.recipes.job import Job, step_many
-from recompute.recipes.kept_plans import MOST_ANSWERS, KeptPlan, PlanMemo
 from recompute.sources.live import LiveSource
 from tests.amm_view import layer_status_view
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
+from recompute.evaluator.job import Job, step_many
 from recompute.layout import load_layout
 from recompute.recipe import Derivation, Reads, Recipe
 from recompute.recipes.framework import SplitRecipe
-from recompute.recipes.job import Job, step_many
 from recompute.sources.live import LiveSource
 
 KEY = "0x" + "ab" * 32

@@ -1,6 +1,6 @@
-"""The fast evaluator against the reference one (recompute.recipes.reference) over generated
+"""The fast evaluator against the reference one (recompute.evaluator.reference) over generated
 chains: the helpers of test_reference_differential.py and of the mutation script
-(tests/soundness/mutations.py). docs/design.md §Soundness.
+(tests/soundness/reuse_mutations.py). docs/design.md §Soundness.
 
 A chain of our own (the devnet's AMM and meters histories on a fresh anvil: the shared session
 devnet is read-only) is driven on by a list of operations: writes to the reference contracts
@@ -22,11 +22,13 @@ from __future__ import annotations
 import io
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 from web3 import Web3
 
 from recompute.core.anchor import AnchoredBlock, anchor_block
+from recompute.core.caching import SHARED_NODES
 from recompute.core.errors import Unverifiable
 from recompute.core.prover import prove_account, prove_account_plainly
 from recompute.devnet import history_amm as ha
@@ -34,8 +36,8 @@ from recompute.devnet import history_meters as hm
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
-from recompute.recipes.job import Job, step_many
-from recompute.recipes.reference import reference_step_many
+from recompute.evaluator.job import Job, step_many
+from recompute.evaluator.reference import reference_step_many
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor
@@ -462,14 +464,20 @@ def layouts_shared(checks: list[Check]) -> bool:
 
 class ForgedTop:
     """A node that lists every storage proof of more than two nodes with its first node (the
-    storage root's) changed by one digit: every walk of it must refuse it (invalid-proof)."""
+    storage root's) changed by one digit: every walk of it must refuse it (invalid-proof).
+    ``account``: the account proof's first node (the state root's) instead."""
 
-    def __init__(self, source: LiveSource):
+    def __init__(self, source: LiveSource, account: bool = False):
         self.source = source
         self.forged = 0
+        self.account = account
 
     def get_proof(self, address: bytes, slots: list[int], block_hash: bytes) -> dict:
         answer = self.source.get_proof(address, slots, block_hash)
+        if self.account:
+            answer["accountProof"][0] = _flip(answer["accountProof"][0])
+            self.forged += 1
+            return answer
         for entry in answer.get("storageProof") or []:
             if len(entry.get("proof") or []) > 2:
                 entry["proof"][0] = _flip(entry["proof"][0])
@@ -477,13 +485,15 @@ class ForgedTop:
         return answer
 
 
-def forged_storage_proofs(url: str, checks: list[Check], block_hash: str) -> tuple[list[str], int]:
+def forged_storage_proofs(url: str, checks: list[Check], block_hash: str,
+                          account: bool = False) -> tuple[list[str], int]:
     """The slots every check reads at the block (from the reference's evidence), per
     contract: proven honestly by the fast prover (its node cache then holds their top walks:
     ``core.mpt.verify_many``), then asked again of a node that forges the first node of each
     storage proof (ForgedTop), by the fast prover and by the plain one (the reference's). Both
     must refuse (UNVERIFIABLE); the differences ``fast: ... / plain: ...``, and how many storage
-    proofs were forged."""
+    proofs were forged. ``account``: the account proofs' first node forged instead (the node
+    cache then holds the honest state root node under the same hash)."""
     live = LiveSource(url)
     block = anchored(live, block_hash)
     jobs = [Job(c.recipe, c.params, c.address, c.layout, c.expect) for c in checks]
@@ -496,12 +506,13 @@ def forged_storage_proofs(url: str, checks: list[Check], block_hash: str) -> tup
                 wanted.setdefault(bytes.fromhex(entry["address"][2:]), []).append(
                     int(entry["slot"], 16))
     differences = []
-    forging = ForgedTop(live)
+    forging = ForgedTop(live, account)
     for address, slots in wanted.items():
         slots = list(dict.fromkeys(slots))
-        prove_account(block, address, slots, source=live)  # the honest walk, kept
+        fast = partial(prove_account, nodes=SHARED_NODES)  # the fast path's node cache
+        fast(block, address, slots, source=live)  # the honest walk, kept
         said = []
-        for prove in (prove_account, prove_account_plainly):
+        for prove in (fast, prove_account_plainly):
             try:
                 account = prove(block, address, slots, source=forging)
                 said.append(f"proven {sorted(account.storage.items())}")

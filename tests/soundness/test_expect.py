@@ -8,7 +8,7 @@ import pytest
 
 from recompute.cli import main
 from recompute.core.errors import UsageError
-from recompute.recipes.evidence import expectation_holds
+from recompute.evaluator.evidence import expectation_holds
 from recompute.recipes.framework import get_recipe, load_recipes
 from recompute.watch.config import load_config
 

@@ -16,10 +16,10 @@ import pytest
 
 from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
+from recompute.evaluator.job import step
+from recompute.evaluator.runner import Runner
 from recompute.layout import load_layout
 from recompute.recipes.framework import ReceiptsAt, get_recipe
-from recompute.recipes.job import step
-from recompute.recipes.runner import Runner
 from recompute.sources.live import LiveSource
 
 HERE = Path(__file__).resolve().parent
@@ -124,9 +124,9 @@ def test_two_layouts_of_one_contract_name_are_read_each_through_its_own(forged):
     import json as _json
 
     from recompute.core.outcome import Outcome
+    from recompute.evaluator.job import Job, step_many
     from recompute.layout.descriptor import parse_descriptor
     from recompute.recipes.framework import Derivation, Reads, Recipe
-    from recompute.recipes.job import Job, step_many
 
     url, block_hash, meter, _, root, _ = forged
     real = load_layout("meter-aggregate-budget")

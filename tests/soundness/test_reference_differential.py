@@ -9,9 +9,9 @@ honest node or one that forges the account proofs of some blocks, the same way e
 segmented audit (``--processes 2 --store``) against ``watch --reference``.
 
 The expected lines are the reference evaluator's: every read proven afresh at every block,
-nothing kept (recompute.recipes.reference), never the fast path's own. Few examples by
+nothing kept (recompute.evaluator.reference), never the fast path's own. Few examples by
 default (the suite's time); ``RECOMPUTE_DIFF_EXAMPLES=200`` for a long run. Each reuse rule
-broken on purpose fails these comparisons: ``python -m tests.soundness.mutations``.
+broken on purpose fails these comparisons: ``python -m tests.soundness.reuse_mutations``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 from recompute.core.anchor import anchor_block
 from recompute.core.errors import Unverifiable
 from recompute.devnet.anvil import free_port
-from recompute.recipes.job import step
+from recompute.evaluator.job import step
 from recompute.sources.live import LiveSource
 from recompute.watch.config import load_config
 from tests import REPO_ROOT

@@ -5,25 +5,22 @@
 layout reads of the same contract (and the same layout, by its digest) are proven together,
 one ``eth_getProof`` per contract per round, so N checks cost about as many round trips as one.
 Every answer a plan is handed is proven against the pinned block's header (or an ancestor tied
-to it by parentHash links) by :mod:`recompute.recipes.runner`, or stands in for such a proof
-under one of the rules of :mod:`recompute.recipes.carry` (a storageRoot this block's own
+to it by parentHash links) by :mod:`recompute.evaluator.runner`, or stands in for such a proof
+under one of the rules of :mod:`recompute.evaluator.carry` (a storageRoot this block's own
 account proof shows). The plan's :class:`~recompute.recipes.framework.Derivation` and an
-optional expectation then decide the verdict (:mod:`recompute.recipes.evidence`);
+optional expectation then decide the verdict (:mod:`recompute.evaluator.evidence`);
 ``--compare-views`` only adds findings.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.outcome import Outcome
 from recompute.core.prover import ProofStats
-from recompute.layout import Layout
-from recompute.recipes.carry import (
+from recompute.evaluator.carry import (
     Carry,
     GroupRead,
     KeptRound,
@@ -31,35 +28,14 @@ from recompute.recipes.carry import (
     carried_whole,
     remember,
 )
-from recompute.recipes.evidence import BlockParts, normalise, outcome
+from recompute.evaluator.evidence import BlockParts, outcome
+from recompute.evaluator.job_record import Job
+from recompute.evaluator.kept_plans import KeptPlan, keeps
+from recompute.evaluator.runner import Runner, prove_contract
+from recompute.layout import Layout
 from recompute.recipes.framework import Clock, Reads, Recipe, Slots
-from recompute.recipes.kept_plans import KeptPlan, PlanMemo, keeps
-from recompute.recipes.runner import Runner, prove_contract
 
-
-@dataclass
-class Job:
-    """One recipe run at a block: what ``step`` and ``watch`` evaluate."""
-
-    recipe: Recipe
-    params: dict[str, Any]
-    address: bytes
-    layout: Layout
-    expect: dict[str, str] | None = None
-    compare_views: bool = False
-    # a SplitRecipe's rounds kept per answer across the blocks this job is run at
-    plan_memo: PlanMemo = field(default_factory=PlanMemo, compare=False, repr=False)
-
-    @cached_property
-    def contract_text(self) -> str:
-        return "0x" + self.address.hex()
-
-    @cached_property
-    def evidence_params(self) -> dict[str, str]:
-        """The parameters as the evidence writes them (made once: a watch asks the same job
-        at every block)."""
-        return {k: normalise(v) if not hasattr(v, "as_posix") else str(v)
-                for k, v in self.params.items()}
+__all__ = ["Job", "step", "step_many"]  # Job: for those who import it from here
 
 
 def step(recipe: Recipe, params: dict[str, Any], block: AnchoredBlock, address: bytes,
@@ -97,7 +73,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
 
 def _plan(job: Job, runner: Runner, clock: Clock) -> Any:
     """The job's plan at this block: a SplitRecipe's through the job's kept rounds
-    (recompute.recipes.kept_plans: handed the kept values themselves, it copies what it hands
+    (recompute.evaluator.kept_plans: handed the kept values themselves, it copies what it hands
     the recipe), any other recipe's generator."""
     if keeps(job.recipe):
         runner.copies = False
@@ -166,7 +142,7 @@ def _combined_reads(block: AnchoredBlock, jobs: list[Job], runners: list[Runner]
     for i, request in reads.items():
         job = jobs[i]
         # by the descriptor's content, never its name: two layouts of one contract name may
-        # place the same path in different slots (issue #11)
+        # place the same path in different slots
         below = None if request.block == number else request.block
         groups.setdefault((job.address, job.layout.digest, below), []).append(i)
     out: dict[int, Any] = {}

@@ -8,7 +8,7 @@ change between them: the block's part is the same for every check of a block, an
 carried from the block below is the same entry, block after block. So the text is put together
 from the parts' own canonical texts (the same bytes: a sorted-keys dump of a dict is its keys'
 dumps in order, joined as ``json.dumps`` joins them), a block's text computed once per block
-and a read's once per :class:`ReadEntry` (issue #12).
+and a read's once per :class:`ReadEntry`.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
-"""recompute.core.memo: the per-source LRU memos, and follow mode's window (keep_window): a
+"""recompute.core.caching: the per-source LRU memos, and follow mode's window (keep_window): a
 following watch keeps the entries of its last blocks, not memos sized for range audits that
 would fill for hours. Expected contents are counted by hand from the puts and gets below."""
 
 from __future__ import annotations
 
-from recompute.core import memo as memo_module
-from recompute.core.memo import Memo, keep_window, memo_for
-from recompute.core.mpt import SHARED_NODES
+from recompute.core import caching as memo_module
+from recompute.core.caching import SHARED_NODES, Memo, keep_window, memo_for
 
 
 class Source:

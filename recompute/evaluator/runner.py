@@ -7,14 +7,14 @@ one ``eth_getProof`` of those raw slots; every :class:`~recompute.recipes.framew
 becomes receipts proven block by block against receiptsRoot, each block tied to the pinned one
 by parentHash links (blocks whose authenticated logsBloom excludes the contract or the topic
 are skipped: :mod:`recompute.core.bloom`). Each answer is recorded in the runner's
-:class:`~recompute.recipes.evidence.Trace`.
+:class:`~recompute.evaluator.evidence.Trace`.
 
 :func:`prove_contract` is the fast path's one way to an account: every account and slot it
 uses, whoever asks (a runner, a combined read of many checks, the carry's account proof, the
 subject account), is proven by :func:`recompute.core.prover.prove_account` against the anchored
 block's stateRoot there. The rounds of many checks together are in
-:mod:`recompute.recipes.job`; the rules by which a kept value stands in for a proof in
-:mod:`recompute.recipes.carry`.
+:mod:`recompute.evaluator.job`; the rules by which a kept value stands in for a proof in
+:mod:`recompute.evaluator.carry`.
 """
 
 from __future__ import annotations
@@ -22,23 +22,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from recompute.core.anchor import AnchoredBlock, ancestor, ancestors
+from recompute.core.anchor import AnchoredBlock
 from recompute.core.bloom import bloom_bits, bloom_has
+from recompute.core.caching import (
+    SHARED_NODES,
+    ancestor,
+    ancestors,
+    keep_scan,
+    kept_scan,
+    prefetch_receipts,
+    prove_receipts,
+)
 from recompute.core.errors import UsageError
-from recompute.core.memo import memo_for
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
-from recompute.core.receipts import ProvenLog, prefetch_receipts, prove_receipts
+from recompute.core.receipts import ProvenLog
+from recompute.evaluator.digest import ReadEntry
+from recompute.evaluator.evidence import Trace
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan, ReadResult
-from recompute.recipes.digest import ReadEntry
-from recompute.recipes.evidence import Trace
 from recompute.recipes.framework import Logs, Reads, ReceiptsAt, Recipe, Slots
 
 
 def prove_contract(block: AnchoredBlock, address: bytes, slots: Iterable[int] = (),
                    stats: ProofStats | None = None) -> ProvenAccount:
     """``address`` and ``slots`` proven at ``block`` (module docstring: the one path)."""
-    return prove_account(block, address, slots, stats=stats)
+    return prove_account(block, address, slots, stats=stats, nodes=SHARED_NODES)
 
 
 class Runner:
@@ -50,7 +58,7 @@ class Runner:
         self._ancestors: list[AnchoredBlock] = [block]
         self.account: ProvenAccount | None = None  # the subject account at the pinned block
         # a combined read hands this runner's plan copies of the kept values; False: the plan
-        # is a KeptPlan, which hands a recipe nothing kept (recompute.recipes.kept_plans)
+        # is a KeptPlan, which hands a recipe nothing kept (recompute.evaluator.kept_plans)
         self.copies = True
 
     # ---- reads ------------------------------------------------------------------------
@@ -61,7 +69,7 @@ class Runner:
             return self.block
         if number < 0:
             raise UsageError(f"block {number} is not a block number")
-        if number > self.block.number:  # nothing above the pin is anchored (issue #11)
+        if number > self.block.number:  # nothing above the pin is anchored
             raise UsageError(f"block {number} is above the pinned block {self.block.number}: "
                              "only the pinned block and its ancestors can be read")
         at = ancestor(self.block, number)
@@ -118,7 +126,7 @@ class Runner:
     def logs(self, request: Logs) -> list[ProvenLog]:
         """Matching logs from ``request.from_block`` up to the pinned block, in chain order.
 
-        The scan is kept per (block hash, query) for the source (recompute.core.memo): at the
+        The scan is kept per (block hash, query) for the source (recompute.core.caching): at the
         next block up, the walk stops at the first ancestor whose scan is kept, takes that
         scan (``carried``, named by the header that proves it: it is on the parentHash chain
         from the pinned block) and proves only the blocks above it."""
@@ -126,12 +134,11 @@ class Runner:
             return []  # "after the pinned block, up to it": an empty range, not a mistake
         if request.from_block < 0:
             raise UsageError(f"block {request.from_block} is not a block number")
-        if request.from_block > self.block.number:  # nothing above the pin (issue #11)
+        if request.from_block > self.block.number:  # nothing above the pin is anchored
             raise UsageError(f"block {request.from_block} is above the pinned block "
                              f"{self.block.number}: only the pinned block and its ancestors can "
                              "be read")
         key = (self.address, request.topic0, request.from_block, tuple(request.extra_topics))
-        memo = memo_for(self.block.source, "log-scans", 1 << 12)
         bits = [bloom_bits(item) for item in (self.address, request.topic0)]
         scan: list[AnchoredBlock] = []  # newest first: blocks to prove
         found: list[ProvenLog] = []
@@ -143,7 +150,7 @@ class Runner:
                 lowest = self._ancestors[-1]
                 self._ancestors += ancestors(lowest, lowest.number - 1)[1:]
             block = self._ancestors[index]
-            kept = memo.get((block.hash, key)) if memo is not None else None
+            kept = kept_scan(block, key)
             if kept is not None:
                 found, entries, proven = list(kept[0]), list(kept[1]), kept[2]
                 self.trace.carried.append({
@@ -160,13 +167,13 @@ class Runner:
         prefetch_receipts(matching)
         for block in matching:
             # only the logs the recipe's contract emitted: anyone can emit the same event
-            # signature from a contract of their own (issue #11); each is in the evidence
+            # signature from a contract of their own; each is in the evidence
             logs = [log for log in prove_receipts(block).logs if log.address == self.address]
             proven += 1
             entries += [log.to_json() for log in logs]
             found += [log for log in logs if _matches(log, request)]
-        if memo is not None and self.block.number >= request.from_block:
-            memo.put((self.block.hash, key), (tuple(found), tuple(entries), proven))
+        if self.block.number >= request.from_block:
+            keep_scan(self.block, key, (tuple(found), tuple(entries), proven))
         self.trace.logs += entries
         self.trace.receipts_proven += proven
         self.trace.blocks_walked = max(self.trace.blocks_walked,
@@ -179,7 +186,7 @@ class Runner:
     def _contract_logs(self, block: AnchoredBlock) -> list[ProvenLog]:
         """The one way logs reach a plan: receipts proven against ``block``'s receiptsRoot,
         then only the logs *emitted by the recipe's contract* (anyone can emit the same event
-        signature from a contract of their own: issue #11), each listed in the evidence."""
+        signature from a contract of their own), each listed in the evidence."""
         proven = prove_receipts(block)
         self.trace.receipts_proven += 1
         logs = [log for log in proven.logs if log.address == self.address]

@@ -1,7 +1,7 @@
-"""How a decoded value is copied for each check that is handed it (issue #12).
+"""How a decoded value is copied for each check that is handed it.
 
 Checks of one block that read the same path share one proof, and later blocks share it while
-the contract's storageRoot is the same (:class:`recompute.recipes.carry.Carry`); each check
+the contract's storageRoot is the same (:class:`recompute.evaluator.carry.Carry`); each check
 is still handed a copy of the value's containers of its own, so that a plan that alters what
 it was handed reaches neither a sibling check nor a later block (tests/recipes/
 test_sibling_isolation.py). The kept value is never handed out nor altered, so its shape is
@@ -69,7 +69,7 @@ def frozen(value: Any) -> Any:
     """``value`` with every container made read-only, or None if it holds anything else (a
     user decoder's object): dicts as ``types.MappingProxyType`` of a dict of their own (equal
     to them, read the same way, with no method that alters them), lists and tuples as tuples.
-    What a kept plan hands a derivation at every block (recompute.recipes.kept_plans)."""
+    What a kept plan hands a derivation at every block (recompute.evaluator.kept_plans)."""
     kind = value.__class__
     if kind in LEAVES:
         return value

@@ -1,4 +1,4 @@
-"""A split recipe's read plan kept per check across blocks (issue #12).
+"""A split recipe's read plan kept per check across blocks.
 
 A :class:`~recompute.recipes.framework.SplitRecipe`'s reads make their requests from the
 parameters and the values read alone (no clock), so a check whose values at this block are
@@ -10,7 +10,7 @@ per *set of values*, not once per block.
 :class:`PlanMemo` (one per check: ``Job.plan_memo``) keeps the rounds as a tree: each
 :class:`Round` holds the request the plan makes there and, per answer handed to it, what came
 next (the next round, or the :class:`Inputs` the reads returned). :class:`KeptPlan` stands in
-for the plan's generator in :func:`recompute.recipes.job.step_many`: it hands out a kept
+for the plan's generator in :func:`recompute.evaluator.job.step_many`: it hands out a kept
 request while every answer so far *equals* (``==``, the whole value) one kept at that round,
 and at the end runs the recipe's :meth:`derive` with this block's clock on the kept inputs,
 read-only. An answer that differs in any value goes to the real reads generator, re-driven with
@@ -38,14 +38,11 @@ before). Nothing else in the package is a hand-written generator.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recompute.core.errors import UsageError
-from recompute.recipes.copies import Copier, copier, frozen
+from recompute.evaluator.copies import Copier, copier, frozen
 from recompute.recipes.framework import Clock, Reads, SplitRecipe
-
-if TYPE_CHECKING:
-    from recompute.recipes.carry import AnsweredWhole
 
 MOST_ANSWERS = 8  # different answers kept per round: a value that keeps changing is re-planned
 
@@ -101,14 +98,16 @@ def _copy(answer: Any) -> Any:
 class PlanMemo:
     """One check's kept rounds (its recipe and parameters are the job's, fixed), and how its
     last block went when every round was answered from kept reads (``last``: the source, what
-    those reads put in its trace, the Inputs it ended with: recompute.recipes.carry's
+    those reads put in its trace, the Inputs it ended with: recompute.evaluator.carry's
     ``remember`` sets it, ``carried_whole`` uses it)."""
 
     __slots__ = ("first", "last")
 
     def __init__(self) -> None:
         self.first: Round | None = None
-        self.last: AnsweredWhole | None = None
+        # the carry's record of the last block (recompute.evaluator.carry.AnsweredWhole, which
+        # this module does not import: the carry rules build on kept plans, not the reverse)
+        self.last: object | None = None
 
 
 def keeps(recipe: object) -> bool:

@@ -2,13 +2,13 @@
 (docs/design.md §Soundness, rows 7 to 9).
 
 - **Carried reads and raw slots** (:class:`Carry`): a combined read is kept per source
-  (recompute.core.memo) under (contract, the layout's digest, the paths or slots asked), as a
+  (recompute.core.caching) under (contract, the layout's digest, the paths or slots asked), as a
   :class:`Kept` record naming the storageRoot it was proven under and the header it was proven
   at. At a later block it stands in for the proof only when that block's own account proof of
   the contract shows the same storageRoot (the same trie: the same words, so the same decoded
   values). A read at an ancestor is kept under the ancestor's hash, which names its state
   alone. "The same layout" is one notion: the descriptor's digest (its whole content), in the
-  key and in the grouping of a round's reads (recompute.recipes.job).
+  key and in the grouping of a round's reads (recompute.evaluator.job).
 - **Hand-outs, shares, carried notes** (:class:`Share`, :class:`HandOut`,
   :class:`CarriedNotes`): made once from one kept entry and never altered; a hand-out is found
   by the exact paths asked; a check is handed copies of the kept containers.
@@ -26,21 +26,19 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from recompute.core.anchor import AnchoredBlock
+from recompute.core.caching import memo_for
 from recompute.core.errors import Unverifiable, UsageError
-from recompute.core.memo import memo_for
 from recompute.core.prover import ProvenAccount
+from recompute.evaluator.copies import Copier, copier
+from recompute.evaluator.digest import ReadGroup
+from recompute.evaluator.evidence import Trace
+from recompute.evaluator.job_record import Job
+from recompute.evaluator.kept_plans import Inputs, KeptPlan
+from recompute.evaluator.runner import Runner, prove_contract, prove_paths, read_entries
 from recompute.layout import Layout
-from recompute.recipes.copies import Copier, copier
-from recompute.recipes.digest import ReadGroup
-from recompute.recipes.evidence import Trace
-from recompute.recipes.kept_plans import Inputs, KeptPlan
-from recompute.recipes.runner import Runner, prove_contract, prove_paths, read_entries
-
-if TYPE_CHECKING:
-    from recompute.recipes.job import Job
 
 V = TypeVar("V")
 PathsKey = str | tuple[str, ...]  # the paths a check asked: one path alone, or all in order
@@ -66,7 +64,7 @@ class Share:
     """One proven path of a combined read, as every check that asked it shares it."""
 
     value: Any  # kept, never handed out: each check gets copy(value)
-    copy: Copier | None  # recompute.recipes.copies.copier(value); None: nothing to copy
+    copy: Copier | None  # recompute.evaluator.copies.copier(value); None: nothing to copy
     entries: ReadGroup  # the evidence's entries for the path
 
 
@@ -314,10 +312,8 @@ def carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
     block's clock. Output is the rounds' own (the lines' bytes: same values, entries, digest)."""
     done = []
     for i, plan in enumerate(plans):
-        if not isinstance(plan, KeptPlan) or plan.memo.last is None:
-            continue
-        last = plan.memo.last
-        if last.source is not block.source:
+        last = plan.memo.last if isinstance(plan, KeptPlan) else None
+        if not isinstance(last, AnsweredWhole) or last.source is not block.source:
             continue
         runner = runners[i]
         try:

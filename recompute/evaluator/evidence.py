@@ -4,14 +4,14 @@ the outcome drawn from its derivation (docs/design.md §Recipes, §Verdicts).
 The last stage of the trust flow (docs/design.md §Trust flow): everything here is made from
 values already proven (the trace's entries, the subject account) and the recipe's derivation;
 nothing here asks a node, except ``--compare-views``, which only adds findings. The fast path
-(recompute.recipes.job) and the reference evaluator (recompute.recipes.reference) assemble
+(recompute.evaluator.job) and the reference evaluator (recompute.evaluator.reference) assemble
 their outcomes here alike.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import OptionError, Unverifiable
@@ -19,11 +19,9 @@ from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.verdict import Verdict
-from recompute.recipes.digest import ReadGroup, canonical, evidence_digest
+from recompute.evaluator.digest import ReadGroup, canonical, evidence_digest
+from recompute.evaluator.job_record import Job, normalise
 from recompute.recipes.framework import Derivation, Recipe, parse_int_text
-
-if TYPE_CHECKING:
-    from recompute.recipes.job import Job
 
 
 class Trace:
@@ -56,24 +54,11 @@ class BlockParts:
         self.block_text = canonical(self.evidence["block"])
 
 
-def normalise(value: Any) -> str:
-    """How a derived value compares with ``--expect k=v`` text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, bytes):
-        return "0x" + value.hex()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return value.lower() if value.startswith("0x") else value
-    return json.dumps(value, sort_keys=True)
-
-
 def subject_account(block: AnchoredBlock, address: bytes,
                     account: ProvenAccount) -> ProvenAccount:
     """The recipe's contract at the pinned block, which must be a contract: an account proven
     absent, or without code (a mistyped address, an externally owned account, a block before
-    deployment) reads as zeros everywhere, so no verdict can be drawn from it (issue #11):
+    deployment) reads as zeros everywhere, so no verdict can be drawn from it:
     ``no-contract``."""
     if not account.exists or account.code_hash == EMPTY_CODE_HASH:
         what = "does not exist" if not account.exists else "has no code"

@@ -1,15 +1,19 @@
 """Each reuse rule of the fast path broken on purpose must fail the differential
-(docs/design.md §Soundness): ``python -m tests.soundness.mutations`` (a few minutes; not part of
-the test suite). One mutation at a time is patched into the running process (the function's
-code replaced by a copy with one condition changed), the fixed generated history
-(tests/soundness/differential.py FIXED) is evaluated by the fast path and by the reference
-evaluator in follow mode and ``step_many`` (blocks newest first) from a node that forges the
-account proofs of some blocks (differential.Forging), and in range mode from an honest one;
-the script prints whether the lines differed (CAUGHT) or not (MISSED), with the first
-difference. The run without a mutation comes first and must be clean. Exit status 1 if any
-mutation is missed or the clean run differs.
+(docs/design.md §Soundness). The gate that ``make test`` runs is
+tests/soundness/test_mutations.py (one play of the fixed history, every mutant beside the
+unbroken fast path, under a minute); ``python -m tests.soundness.reuse_mutations`` is the longer
+look, every mode for each mutation (a few minutes).
 
-``python -m tests.soundness.mutations NAME...`` runs only the mutations named.
+One mutation at a time is patched into the running process (the function's code replaced by a
+copy with one condition changed), the fixed generated history (tests/soundness/differential.py
+FIXED) is evaluated by the fast path and by the reference evaluator in follow mode and
+``step_many`` (blocks newest first) from a node that forges the account proofs of some blocks
+(differential.Forging), and in range mode from an honest one; the script prints whether the
+lines differed (CAUGHT) or not (MISSED), with the first difference. The run without a mutation
+comes first and must be clean. Exit status 1 if any mutation is missed or the clean run
+differs.
+
+``python -m tests.soundness.reuse_mutations NAME...`` runs only the mutations named.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from recompute.core import anchor, mpt, receipts
-from recompute.recipes import carry, digest, kept_plans, runner
+from recompute.core import caching, mpt
+from recompute.evaluator import carry, digest, kept_plans, runner
 from recompute.sources import cache
 from tests.soundness.differential import (
     FIXED,
@@ -64,6 +68,17 @@ def patched(function: Any, old: str, new: str, *more: str) -> Iterator[None]:
         function.__code__ = saved
 
 
+@contextmanager
+def chained(*patches: Any) -> Iterator[None]:
+    """Several patches applied together (one rule kept in two functions)."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
+        yield
+
+
 # name -> (the reuse rule it breaks, the patch)
 MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
     "carry-root-not-compared": (
@@ -84,14 +99,16 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(carry.RoundsKept.whole_root, "len(self.rounds) != self.asked",
                         "False")),
     "log-scan-by-number": (
-        "a kept log scan found by block number, not hash: reused across a reorg (Runner.logs)",
-        lambda: patched(runner.Runner.logs, "memo.get((block.hash, key))",
-                        "memo.get((block.number, key))", "memo.put((self.block.hash, key)",
-                        "memo.put((self.block.number, key)")),
+        "a kept log scan found by block number, not hash: reused across a reorg "
+        "(core.caching.kept_scan, keep_scan)",
+        lambda: chained(patched(caching.kept_scan, "memo.get((block.hash, query))",
+                                "memo.get((block.number, query))"),
+                        patched(caching.keep_scan, "memo.put((block.hash, query), scan)",
+                                "memo.put((block.number, query), scan)"))),
     "ancestor-by-number": (
         "a kept ancestor found by its number alone, not under its descendant's hash: reused "
-        "across a reorg (core.anchor.ancestor)",
-        lambda: patched(anchor.ancestor, "memo.get((block.hash, number)) or "
+        "across a reorg (core.caching.ancestor)",
+        lambda: patched(caching.ancestor, "memo.get((block.hash, number)) or "
                         "memo.get((block.header.parent_hash, number))", "memo.get(number)",
                         "memo.put((block.hash, number), header)", "memo.put(number, header)")),
     "ancestor-read-by-number": (
@@ -101,15 +118,21 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
                         'key = ("reads-at", at.number, *key[1:])')),
     "receipts-by-number": (
         "proven receipts kept by block number, not hash: reused across a reorg "
-        "(core.receipts.prove_receipts)",
-        lambda: patched(receipts.prove_receipts, "memo.get(block.hash)",
+        "(core.caching.prove_receipts)",
+        lambda: patched(caching.prove_receipts, "memo.get(block.hash)",
                         "memo.get(block.number)", "memo.put(block.hash, proven)",
                         "memo.put(block.number, proven)")),
     "parent-header-by-number": (
-        "a kept parent header found by number, not by the parentHash (core.anchor.ancestors)",
-        lambda: patched(anchor.ancestors, "parent = memo.get(header.parent_hash)",
-                        "parent = memo.get(header.number - 1)", "memo.put(parent.hash, parent)",
-                        "memo.put(parent.number, parent)")),
+        "a kept parent header found by number, not by the parentHash (core.caching.ancestors)",
+        lambda: patched(caching.ancestors, "kept = memo.get(header.parent_hash)",
+                        "kept = memo.get(header.number - 1)", "memo.put(header.hash, header)",
+                        "memo.put(header.number, header)")),
+    "memo-stale-entry": (
+        "a memo asked for a key it does not hold answers with the entry kept last "
+        "(core.caching.Memo.get): a stale value of the same kind returned",
+        lambda: patched(caching.Memo.get, "value = self._items.get(key)",
+                        "value = self._items.get(key, next(reversed(self._items.values()), "
+                        "None))")),
     "raw-proofs-across-blocks": (
         "the shared raw proof answers kept per contract, not per block (SharedSource: "
         "_account_map, which get_proof, prefetch_many and block_with_accounts use)",
@@ -139,6 +162,18 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         "(core.mpt.verify_many)",
         lambda: patched(mpt.verify_many, "if top is None or proof[0] != top[0] or "
                         "proof[1] != top[1]:", "if top is None:")),
+    # The reference's independence: a mistake in the fast path's evidence code is seen only
+    # because the reference assembles its own (recompute.evaluator.reference).
+    "fast-entry-path": (
+        "the fast path's read entries name the path asked, not the slot's own path "
+        "(runner.read_entries): the reference writes its entries itself",
+        lambda: patched(runner.read_entries, "path=result.slot_paths.get(slot, result.path))",
+                        "path=result.path)")),
+    "fast-digest-without-logs": (
+        "the fast path's digest leaves the logs out (digest.evidence_digest): the reference "
+        "takes its digest itself",
+        lambda: patched(digest.evidence_digest,
+                        '"logs": {canonical(logs) if logs else "[]"}', '"logs": []')),
 }
 
 # Rules of the batched node calls that an honest node never puts to the test, so the
