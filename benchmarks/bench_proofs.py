@@ -17,7 +17,7 @@ the process-wide node cache emptied before every run (no run profits from the pr
   (c) lower bound: keccak256 (recompute's backend, the fastest measured, called as the
       verifier calls it: its C constructor directly) of every distinct proof node, read from
       hex by binascii.unhexlify, and of every slot key, once each: no decoding, no walking;
-  (c') the same hashes timed as issue #12 timed its "hashing bound 100k/s" (the first
+  (c') the same hashes timed as the goal's "hashing bound 100k/s" (the first
       bench_proofs): eth-hash's default backend (pycryptodome), nodes read by bytes.fromhex.
       The issue's goal is (a) within 1.7x of this bound (1.7x of 100k/s is 59k slots/s,
       about its other goal, 60k/s at 10,000); (a) over (c), the strict one, is beside it;
@@ -128,7 +128,7 @@ def bound(answers) -> None:
 
 
 def issue_bound(answers) -> None:
-    """(c'): :func:`bound`'s hashes the way issue #12 timed its "hashing bound" (eth-hash's
+    """(c'): :func:`bound`'s hashes the way the goal's "hashing bound" was timed (eth-hash's
     default backend, bytes.fromhex). :func:`bound`'s loop again on purpose: a hash function
     passed in would add a Python frame a hash to the strict bound, and flatter the ratio."""
     seen = set()
@@ -345,7 +345,7 @@ def print_figures(figures: dict[str, dict], batch: int, repeat: int) -> None:
             continue
         print(f"N={n:>6}: " + "  ".join(f"{k}={v}" for k, v in row.items() if k != "slots"))
     print(f"load average {os.getloadavg()[0]:.1f}; goals: 2000 ours_over_issue_bound <= 1.7 "
-          "(issue #12's bound; ours_over_bound, the strict one, is beside it); 10000 "
+          "(the goal's bound; ours_over_bound, the strict one, is beside it); 10000 "
           "recompute >= 60000/s; 10000 end to end >= 10000/s; peak memory flat 10000 -> 50000")
     print(json.dumps(figures))
 

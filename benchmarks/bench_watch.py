@@ -11,7 +11,7 @@ Measured, both through the real command (``python -m recompute watch`` as a subp
   (a) range mode: ``--from A --to B`` over the empty blocks after the enrolments, every
       check at every block; blocks per second from the first to the last stdout line (the
       anchoring walk and process start are excluded, reported separately as wall time),
-      against the goal of issue #12 (30 blocks/s), and the watch's CPU per block (what a
+      against the goal of 30 blocks/s, and the watch's CPU per block (what a
       shared machine does not inflate); --range-repeat runs over the same blocks, each
       shown, the best one reported (the first meets anvil's state cold, and anvil shares
       the two cores with the watch);
@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-GOAL_BLOCKS_PER_S = 30  # issue #12: 400 checks a block
+GOAL_BLOCKS_PER_S = 30  # with 400 checks a block
 sys.path.insert(0, str(ROOT))
 # the checkout's pinned anvil, named (recompute never looks in the working directory:
 # docs/executables.md); a value already in the environment wins

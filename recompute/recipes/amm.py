@@ -1,4 +1,4 @@
-"""Agent Meditation Mechanism recipes (seed 000_9610cfd26b874827.txt, "AMM"): the area's face.
+"""Agent Meditation Mechanism recipes ("AMM"): the area's face.
 
 ``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the ``amm/`` recipes:
 importing it registers all five. Each concept of the seed has its module, pure derivations

@@ -1,4 +1,4 @@
-"""AMM layer commitments and state roots (seed 000_9610cfd26b874827.txt, AMM §Commitment format,
+"""AMM layer commitments and state roots (the AMM specification, AMM §Commitment format,
 §Layer checkpoints and state versions): the pure hashes, and the two recipes that set them
 beside proven storage, ``amm/state-root`` and ``amm/commitment``."""
 

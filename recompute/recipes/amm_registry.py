@@ -1,4 +1,4 @@
-"""The AMM reference registry as the AMM recipes address it (seed 000_9610cfd26b874827.txt).
+"""The AMM reference registry as the AMM recipes address it (the AMM specification).
 
 Storage names are the reference registry's (``layouts/amm-registry.json``): ``heads``,
 ``checkpoints``, ``stateRoots``, ``policies``, ``policyEffectiveFroms``, ``floors``,

@@ -1,4 +1,4 @@
-"""AMM restore claims (seed 000_9610cfd26b874827.txt, AMM §Cycle records "Restore claim",
+"""AMM restore claims (the AMM specification, AMM §Cycle records "Restore claim",
 §Layer checkpoints, §Events): a proven CycleRecorded event's ``restoresVersion`` checked
 against the proven roots, the recipe ``amm/restore-claim``."""
 

@@ -1,4 +1,4 @@
-"""AMM maintenance and signal status (seed 000_9610cfd26b874827.txt, AMM §Policy and floor,
+"""AMM maintenance and signal status (the AMM specification, AMM §Policy and floor,
 §Status derivation, §Demand, §Pulse): the pure derivations, and the recipes
 ``amm/layer-status`` and ``amm/signal-status`` that feed them proven storage.
 

@@ -1,4 +1,4 @@
-"""ERC-8312 (Bounded Agent Actions) recipes (seed 003_abed18a0ba624aab.txt, the ERC-8312 thread):
+"""ERC-8312 (Bounded Agent Actions) recipes (the ERC-8312 specification and its discussion thread):
 the area's face. ``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the
 ``8312/`` recipes: importing it registers both, from :mod:`~recompute.recipes.erc8312_cap`
 (cap conservation) and :mod:`~recompute.recipes.erc8312_budget` (the aggregate-budget

@@ -1,4 +1,4 @@
-"""ERC-8312 §5.1 aggregate-budget profile (seed 003_abed18a0ba624aab.txt, the ERC-8312 thread):
+"""ERC-8312 §5.1 aggregate-budget profile (the ERC-8312 specification and its discussion thread):
 Σ of the admitted ``Drawn`` amounts of a (root, period) from receipt-proven logs, against the
 proven cap and spentRoot, each draw keyed to its root period; the recipe
 ``8312/aggregate-budget``."""

@@ -1,4 +1,4 @@
-"""ERC-8312 cap conservation (seed 003_abed18a0ba624aab.txt, the ERC-8312 thread: "aggregate <= cap,
+"""ERC-8312 cap conservation (the ERC-8312 specification and its thread: "aggregate <= cap,
 provable from public state"): the storage shapes of a cursor, the invariant, and the recipe
 ``8312/cap-conservation`` (its shapes are described in :mod:`recompute.recipes.erc8312`)."""
 

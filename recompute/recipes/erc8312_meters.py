@@ -1,4 +1,4 @@
-"""What an ERC-8312 meter's verdict covers (seed 003_abed18a0ba624aab.txt, the ERC-8312 thread),
+"""What an ERC-8312 meter's verdict covers (the ERC-8312 specification and its discussion thread),
 shared by the cap-conservation and aggregate-budget recipes: the bounds an ``aggregate <= cap``
 verdict states, and the word and key arithmetic of a meter's storage."""
 

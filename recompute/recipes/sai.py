@@ -1,4 +1,4 @@
-"""Swarm AI Framework recipes (ERC-8447, seed 004_581e4ef598d2c268.txt, "SAI"): the area's face.
+"""Swarm AI Framework recipes (ERC-8447, "SAI"): the area's face.
 
 ``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the ``sai/`` recipes:
 importing it registers all four. Each concept of the seed has its module, pure derivations

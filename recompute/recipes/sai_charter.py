@@ -1,5 +1,5 @@
 """ERC-8447 §4.1 charter, objective and commitment hashes: a Swarm Pack against the proven
-record, the recipe ``sai/charter`` (seed 004_581e4ef598d2c268.txt)."""
+record, the recipe ``sai/charter`` (the ERC-8447 specification)."""
 
 from __future__ import annotations
 

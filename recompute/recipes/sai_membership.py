@@ -1,6 +1,6 @@
 """ERC-8447 membership: a member's status with the lazy roster-wide exits (§6.1, §5.2, §7.2)
 and the roster condition re-derived from member records (§6.5, §6.2, §12 counters), with the
-recipes ``sai/member`` and ``sai/roster`` (seed 004_581e4ef598d2c268.txt).
+recipes ``sai/member`` and ``sai/roster`` (the ERC-8447 specification).
 
 Nothing here reads a view to decide: ``memberStatus`` / ``rosterMet`` are only set beside the
 derived values under ``--compare-views``.

@@ -1,4 +1,4 @@
-"""The ERC-8447 reference registry as the SAI recipes address it (seed 004_581e4ef598d2c268.txt).
+"""The ERC-8447 reference registry as the SAI recipes address it (the ERC-8447 specification).
 
 Storage names are the reference registry's (``layouts/swarm-registry.json``,
 contracts/src/swarm/README.md §Storage): per swarm everything lives in ``swarmData[swarmId]`` —

@@ -1,5 +1,5 @@
 """ERC-8447 §5.4 revision log: every state-changing call increments the swarm's revision and
-emits ``Changed``; the recipe ``sai/revision`` (seed 004_581e4ef598d2c268.txt)."""
+emits ``Changed``; the recipe ``sai/revision`` (the ERC-8447 specification)."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def test_up_down_resume_and_a_second_up(tmp_path):
         assert back["moments"] == manifest["moments"]
         # the beacon side came back over the same chain: the same trusted root
         assert back["beacon"]["trusted_root"] == manifest["beacon"]["trusted_root"]
-        # new blocks continue from the last block's time, not anvil's --timestamp (issue #11);
+        # new blocks continue from the last block's time, not anvil's --timestamp;
         # (the beacon check above mined blocks of its own: compare with the resumed tip)
         tip = rpc_call(back["rpc"], "eth_getBlockByNumber", ["latest", False])
         assert int(tip["timestamp"], 16) >= int(head["timestamp"], 16)

@@ -1,4 +1,4 @@
-"""Issue #11: an unexpected exception is a bug, reported in one line with exit 70 (never 0, 1
+"""An unexpected exception is a bug, reported in one line with exit 70 (never 0, 1
 or 2, which read as verdicts); web3's raised recursion limit does not survive into parsing."""
 
 from __future__ import annotations

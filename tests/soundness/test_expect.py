@@ -1,4 +1,4 @@
-"""Issue #11 item 7: ``--expect`` values are checked against the derived value's type when the
+"""``--expect`` values are checked against the derived value's type when the
 command or checks.toml is parsed, before any node is asked, naming the check; an integer
 written in hex equals the same decimal."""
 

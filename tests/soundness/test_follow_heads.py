@@ -1,4 +1,4 @@
-"""Issue #11 item 2 and the follow-mode liveness items: a node serving hash-correct children
+"""Follow-mode liveness: a node serving hash-correct children
 that never existed cannot make ``watch`` write a verdict about them; every line names its
 anchor; with several endpoints each new head is confirmed by the quorum first; a stale or
 sibling ``latest`` is not a reorg and not a busy loop; a node unreachable at start ends the

@@ -1,4 +1,4 @@
-"""Issue #11, crashes: every malformed layout input is one UsageError line, never a traceback
+"""Crashes: every malformed layout input is one UsageError line, never a traceback
 (cyclic types, deep nesting, huge numbers, odd import inputs), fed by hypothesis too."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #11 item 1: events from another contract never count.
+"""Events from another contract never count.
 
 A stranger's contract (``tests/soundness/contracts/Stranger.sol``) emits the meter's own
 ``Drawn(rootId, nodeId, periodIndex, amount)`` signature in the very block where the real
@@ -117,7 +117,7 @@ def test_a_block_above_the_pin_is_a_usage_error_not_an_empty_answer(forged, requ
     assert runner.answer(Logs(b"\x01" * 32, number + 1), get_recipe("8312/aggregate-budget")) == []
 
 
-# ---- issue #11 item 5: two layouts with one contract name are two layouts ----------------
+# ---- two layouts with one contract name are two layouts ----------------
 
 
 def test_two_layouts_of_one_contract_name_are_read_each_through_its_own(forged):
@@ -156,7 +156,7 @@ def test_two_layouts_of_one_contract_name_are_read_each_through_its_own(forged):
     assert second.evidence["derived"]["cap"] == "0"
 
 
-# ---- issue #11 item 6: an address with no contract gives no verdict -----------------------
+# ---- an address with no contract gives no verdict -----------------------
 
 
 def _cap_check(forged, address: bytes, block_hash=None, layout=None):
@@ -209,7 +209,7 @@ def test_a_layout_recording_another_code_hash_is_reported(forged, module_anvil):
     assert _cap_check(forged, address, layout=same).evidence["findings"] == []
 
 
-# ---- issue #11 item 8: a view the node will not call is not compared -----------------------
+# ---- a view the node will not call is not compared -----------------------
 
 
 def test_a_refused_view_is_not_compared_and_not_agreeing(forged):

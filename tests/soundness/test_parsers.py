@@ -1,4 +1,4 @@
-"""Issue #11, crashes: hypothesis feeds every parser of outside input (node answers, CLI values,
+"""Crashes: hypothesis feeds every parser of outside input (node answers, CLI values,
 checks.toml) and asserts the one clean failure each promises, never a traceback. Node answers
 are the real go-ethereum ones of the bundled execution-apis chain with any part replaced by any
 JSON; CLI values run through ``recompute.cli.main`` in-process."""

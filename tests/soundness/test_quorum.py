@@ -1,4 +1,4 @@
-"""Issue #11 items 3 and 4: a quorum counts distinct endpoints, checks the block number under
+"""A quorum counts distinct endpoints, checks the block number under
 every anchor, labels a quorum of one single-rpc, and decides ``latest`` so that no single
 endpoint picks the block. The liars are real endpoints in front of a real anvil that change one
 thing in their answers; the honest answers come from anvil itself."""

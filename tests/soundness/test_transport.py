@@ -1,5 +1,5 @@
 """A node's answer is bounded in time (one deadline for the whole request), size and depth
-(issue #11, liveness and crashes). Real HTTP servers on 127.0.0.1, no mocks."""
+(liveness and crashes). Real HTTP servers on 127.0.0.1, no mocks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue #11, vectors that check what they hold: every vector file found is verified (listed
+"""Vectors that check what they hold: every vector file found is verified (listed
 in suite.json or not, unlisted ones said so), ``vectors add`` pins files, a failing vector says
 which value differs, and one malformed file is a failed vector, not the end of the run."""
 

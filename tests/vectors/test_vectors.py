@@ -181,7 +181,7 @@ def test_devnet_capture_is_reproducible_and_round_trips(devnet):
 def test_malformed_vectors_are_one_failed_line(tmp_path, content, needle):
     bad = tmp_path / "bad.json"
     bad.write_text(content)
-    result = verify(str(bad))  # a malformed file is a failed vector (issue #11), not exit 64
+    result = verify(str(bad))  # a malformed file is a failed vector, not exit 64
     assert result.returncode == 1 and needle in result.stdout
     assert result.stdout.strip().endswith("0 passed, 1 failed")
     assert "Traceback" not in result.stderr

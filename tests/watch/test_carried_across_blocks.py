@@ -1,4 +1,4 @@
-"""What a range audit shares from block to block (issue #12: blocks evaluated in order, reads
+"""What a range audit shares from block to block (blocks evaluated in order, reads
 carried while the registry's storageRoot is the same, the next blocks' account proofs fetched
 ahead, evidence parts kept) must never stand in for what a block says:
 
