@@ -24,8 +24,9 @@ values were proven at (``carried``).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 from recompute.core.anchor import AnchoredBlock
@@ -33,20 +34,24 @@ from recompute.core.caching import memo_for
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.prover import ProvenAccount
 from recompute.evaluator.copies import Copier, copier
-from recompute.evaluator.digest import ReadGroup
+from recompute.evaluator.digest import ReadEntry, ReadGroup
 from recompute.evaluator.evidence import Trace
 from recompute.evaluator.job_record import Job
 from recompute.evaluator.kept_plans import Inputs, KeptPlan
 from recompute.evaluator.runner import Runner, prove_contract, prove_paths, read_entries
+from recompute.evaluator.values import Decoded, JSONValue
 from recompute.layout import Layout
+from recompute.recipes.framework import Derivation
 
 V = TypeVar("V")
 PathsKey = str | tuple[str, ...]  # the paths a check asked: one path alone, or all in order
 
 
-def paths_key(paths: list[str]) -> PathsKey:
-    """The key of a set of paths asked, exactly as asked."""
-    return paths[0] if len(paths) == 1 else tuple(paths)
+def paths_key(paths: Sequence[str]) -> PathsKey:
+    """The key a hand-out is kept and found under (:class:`KeptPaths`): the paths exactly as
+    asked."""
+    key = paths[0] if len(paths) == 1 else tuple(paths)
+    return key
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,61 +68,57 @@ class Kept(Generic[V]):
 class Share:
     """One proven path of a combined read, as every check that asked it shares it."""
 
-    value: Any  # kept, never handed out: each check gets copy(value)
+    value: Decoded  # kept, never handed out: each check gets copy(value)
     copy: Copier | None  # recompute.evaluator.copies.copier(value); None: nothing to copy
-    entries: ReadGroup  # the evidence's entries for the path
+    entries: ReadGroup  # the evidence's entries for the path (never altered once made)
 
 
 @dataclass(frozen=True, slots=True)
 class CarriedNotes:
     """The evidence's notes for reads carried from one kept entry (``{"reads": [paths],
-    contract, storage_root, proven_at, header}``): one per set of paths asked, made once and
-    kept with the entry (``KeptPaths.notes``), the same note in the evidence of every check
-    (and every later block) that carried those paths from it. Never altered once made."""
+    contract, storage_root, proven_at, header}``): each check that carried paths from it gets
+    a note of its own, made from the entry's ``base`` and the paths it asked."""
 
-    base: dict[str, Any]  # Carry.evidence of the entry: the same at every block it is kept
-    notes: dict[PathsKey, dict[str, Any]]  # paths asked -> note, kept with the entry
+    base: Mapping[str, JSONValue]  # Carry.evidence of the entry: the same at every block
 
     @classmethod
     def of(cls, carry: Carry, entry: Kept[KeptPaths], address: bytes) -> CarriedNotes:
         """The notes of reads carried from ``entry``, a combined read kept by ``carry``."""
-        return cls(carry.evidence(entry, address), entry.value.notes)
+        return cls(MappingProxyType(carry.evidence(entry, address)))
 
-    def note(self, key: PathsKey, asked: list[str]) -> dict[str, Any]:
-        note = self.notes.get(key)
-        if note is None:
-            note = self.notes[key] = {"reads": list(asked), **self.base}
-        return note
+    def note(self, asked: Sequence[str]) -> dict[str, JSONValue]:
+        return {"reads": list(asked), **self.base}
 
 
 @dataclass(frozen=True, slots=True)
 class HandOut:
-    """What a check that asks these paths of a combined read is handed, made once per set of
-    paths and kept with the read (with its Share values, while they are carried): the paths
-    each once, in order; the evidence's entries of all of them as one ReadGroup (the same
-    entries, in the same order, as one group per path: the digest's text is the same); the
-    kept values themselves (never altered, handed only to a KeptPlan, which hands a recipe
-    copies); and each path's copier, for any other plan. Never altered once made."""
+    """What a check that asks these paths of a combined read is handed, made with the read for
+    each set of paths its checks asked (and anew for a set asked later): the paths each once,
+    in order; the evidence's entries of all of them as one ReadGroup (the same entries, in the
+    same order, as one group per path: the digest's text is the same); the kept values
+    themselves (read-only, handed only to a KeptPlan, which hands a recipe copies); and each
+    path's copier, for any other plan."""
 
-    key: PathsKey  # the paths asked, as asked
-    asked: list[str]
+    asked: tuple[str, ...]
     entries: ReadGroup
-    values: dict[str, Any]
-    copies: list[tuple[str, Copier]]
+    values: MappingProxyType[str, Decoded]
+    copies: tuple[tuple[str, Copier], ...]
 
     @classmethod
-    def of(cls, paths: list[str], shares: dict[str, Share]) -> HandOut:
-        asked = list(dict.fromkeys(paths))
+    def of(cls, paths: Sequence[str], shares: Mapping[str, Share]) -> HandOut:
+        asked = tuple(dict.fromkeys(paths))
         entries = ReadGroup([e for path in asked for e in shares[path].entries])
-        values = {path: shares[path].value for path in asked}
-        copies = [(path, c) for path in asked if (c := shares[path].copy) is not None]
-        return cls(paths_key(paths), asked, entries, values, copies)
+        values = MappingProxyType({path: shares[path].value for path in asked})
+        copies = tuple((path, c) for path in asked if (c := shares[path].copy) is not None)
+        return cls(asked, entries, values, copies)
 
-    def give(self, trace: Trace, carried: CarriedNotes | None, copies: bool) -> dict[str, Any]:
+    def give(self, trace: Trace, carried: CarriedNotes | None,
+             copies: bool) -> Mapping[str, Decoded]:
         """Put the entries (and the carried note) in ``trace``; the values to hand the plan:
-        the kept ones (``copies`` False: a KeptPlan's), else a copy of each container."""
+        the kept ones, read-only (``copies`` False: a KeptPlan's), else a copy of each
+        container."""
         if carried is not None:  # the paths this check read, not its group's
-            trace.carried.append(carried.note(self.key, self.asked))
+            trace.carried.append(carried.note(self.asked))
         trace.reads += self.entries
         trace.read_groups.append(self.entries)
         if not copies:
@@ -130,20 +131,23 @@ class HandOut:
 
 @dataclass(frozen=True, slots=True)
 class KeptPaths:
-    """A combined read's kept value: per path its Share; the carried notes and hand-outs made
-    from it so far, by the paths asked (filled as checks ask; each made once, never altered)."""
+    """A combined read's kept value: per path its Share, and the hand-outs of the sets of
+    paths asked when it was read (:meth:`of`). Made whole, never altered: a set of paths asked
+    later is handed a hand-out made for it then."""
 
-    shares: dict[str, Share]
-    notes: dict[PathsKey, dict[str, Any]] = field(default_factory=dict)
-    handouts: dict[PathsKey, HandOut] = field(default_factory=dict)
+    shares: Mapping[str, Share]
+    handouts: Mapping[PathsKey, HandOut]
 
-    def handout(self, paths: list[str]) -> HandOut:
+    @classmethod
+    def of(cls, shares: dict[str, Share], asked: Iterable[Sequence[str]]) -> KeptPaths:
+        """The kept read of ``shares``, with the hand-out of each set of paths in ``asked``."""
+        handouts = {paths_key(paths): HandOut.of(paths, shares) for paths in asked}
+        return cls(MappingProxyType(shares), MappingProxyType(handouts))
+
+    def handout(self, paths: Sequence[str]) -> HandOut:
         """The hand-out of exactly ``paths``."""
-        key = paths[0] if len(paths) == 1 else tuple(paths)
-        handout = self.handouts.get(key)
-        if handout is None:
-            handout = self.handouts[key] = HandOut.of(paths, self.shares)
-        return handout
+        handout = self.handouts.get(paths_key(paths))
+        return handout if handout is not None else HandOut.of(paths, self.shares)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,7 @@ class GroupRead:
 
     paths: KeptPaths
     requests: int
-    accounts: list[ProvenAccount]
+    accounts: tuple[ProvenAccount, ...]
     carried: CarriedNotes | None
     entry: Kept[KeptPaths] | None
 
@@ -239,25 +243,27 @@ class Carry:
                 "proven_at": entry.proven_number, "header": "0x" + entry.proven_hash.hex()}
 
     def read(self, at: AnchoredBlock, address: bytes, layout: Layout,
-             paths: list[str]) -> GroupRead:
+             paths: list[str], asked: Iterable[Sequence[str]]) -> GroupRead:
         """A group's combined read of ``paths`` at ``at`` (this block or an ancestor): carried
         from a kept entry when :meth:`kept` allows, else proven (prove_paths) and kept. Per
         path: the value, how to copy it, the evidence's entries; made once for every check
-        that asked the path (and for later blocks while carried)."""
+        that asked the path (and for later blocks while carried), with the hand-outs of the
+        sets of paths its checks ``asked``."""
         key = self.read_key(at, address, layout, paths)
         entry: Kept[KeptPaths] | None = self.kept(key, address, at is not self.block)
         if entry is not None:
             # the account proof that allowed the carry
-            accounts = [self.account(address)] if at is self.block else []
+            accounts = (self.account(address),) if at is self.block else ()
             return GroupRead(entry.value, 0, accounts, CarriedNotes.of(self, entry, address),
                              entry)
-        accounts = []
-        proven = prove_paths(at, address, layout, paths, accounts)
+        proven_accounts: list[ProvenAccount] = []
+        proven = prove_paths(at, address, layout, paths, proven_accounts)
         below = at if at is not self.block else None
-        kept = KeptPaths({r.path: Share(r.value, copier(r.value),
-                                        ReadGroup(read_entries(address, r, proven.known, below)))
-                          for r in proven.results})
-        return GroupRead(kept, proven.requests, accounts, None,
+        kept = KeptPaths.of({r.path: Share(r.value, copier(r.value),
+                                           ReadGroup(read_entries(address, r, proven.known,
+                                                                  below)))
+                             for r in proven.results}, asked)
+        return GroupRead(kept, proven.requests, tuple(proven_accounts), None,
                          self.keep(key, proven.root, kept, at))
 
 
@@ -270,22 +276,22 @@ class KeptTrace:
     Never altered: each trace gets lists of its own."""
 
     root: bytes
-    reads: list[dict[str, Any]]
-    groups: list[ReadGroup]
-    notes: list[dict[str, Any]]
+    reads: tuple[ReadEntry, ...]
+    groups: tuple[ReadGroup, ...]
+    notes: tuple[Mapping[str, JSONValue], ...]
 
     @classmethod
-    def of(cls, root: bytes, rounds: list[KeptRound], carry: Carry,
+    def of(cls, root: bytes, rounds: Sequence[KeptRound], carry: Carry,
            address: bytes) -> KeptTrace:
-        groups = [r.handout.entries for r in rounds]
-        notes = [CarriedNotes.of(carry, r.entry, address).note(r.handout.key, r.handout.asked)
-                 for r in rounds]
-        return cls(root, [e for group in groups for e in group], groups, notes)
+        groups = tuple(r.handout.entries for r in rounds)
+        notes = tuple(MappingProxyType(CarriedNotes.of(carry, r.entry, address)
+                                       .note(r.handout.asked)) for r in rounds)
+        return cls(root, tuple(e for group in groups for e in group), groups, notes)
 
     def enter(self, trace: Trace) -> None:
         trace.reads += self.reads
         trace.read_groups += self.groups
-        trace.carried += self.notes
+        trace.carried += [dict(note) for note in self.notes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,51 +305,46 @@ class AnsweredWhole:
     leaf: Inputs
 
 
-def carried_whole(block: AnchoredBlock, jobs: list[Job], runners: list[Runner],
-                  plans: list[Any], carry: Carry, results: list[Any]) -> list[int]:
-    """The jobs answered whole before the rounds: a KeptPlan whose every round, at the last
+def carried_whole(block: AnchoredBlock, job: Job, runner: Runner, plan: KeptPlan,
+                  carry: Carry) -> Derivation | Exception | None:
+    """The job answered whole before the rounds, its derivation (or the exception that ended
+    it); None: the rounds run. A KeptPlan is answered whole when every round, at the last
     block its job ran them (``PlanMemo.last``, same source), was answered from a kept read of
-    its contract at that block, when this block's own account proof shows the storageRoot
+    its contract at that block, and this block's own account proof shows the storageRoot
     those reads were proven under. That is Carry's rule for a group (the same trie: the same
     words, the same values), applied to the job: its rounds would be answered with the same
     values, so ask the kept requests and end with the kept inputs. Its trace gets what the
     rounds would give it (the same entries; the carried notes naming the header the values
     were proven at; the account proof that allowed the carry); its derivation runs with this
     block's clock. Output is the rounds' own (the lines' bytes: same values, entries, digest)."""
-    done = []
-    for i, plan in enumerate(plans):
-        last = plan.memo.last if isinstance(plan, KeptPlan) else None
-        if not isinstance(last, AnsweredWhole) or last.source is not block.source:
-            continue
-        runner = runners[i]
-        try:
-            account = carry.account(jobs[i].address)
-        except Unverifiable:
-            continue  # the rounds meet it, as without the kept plan
-        if account.storage_root != last.trace.root:
-            continue
-        runner.note_account([account], block)
-        last.trace.enter(runner.trace)
-        done.append(i)
-        try:
-            results[i] = plan.derive(last.leaf)
-        except (Unverifiable, UsageError) as exc:
-            results[i] = exc
-    return done
+    last = plan.memo.last
+    if not isinstance(last, AnsweredWhole) or last.source is not block.source:
+        return None
+    try:
+        account = carry.account(job.address)
+    except Unverifiable:
+        return None  # the rounds meet it, as without the kept plan
+    if account.storage_root != last.trace.root:
+        return None
+    runner.note_account((account,), block)
+    last.trace.enter(runner.trace)
+    try:
+        return plan.derive(last.leaf)
+    except (Unverifiable, UsageError) as exc:
+        return exc
 
 
-def remember(block: AnchoredBlock, jobs: list[Job], plans: list[Any], kept: list[RoundsKept],
-             results: list[Any], carry: Carry) -> None:
-    """For each KeptPlan that ran its rounds at this block: ``PlanMemo.last`` (AnsweredWhole)
+def remember(block: AnchoredBlock, job: Job, plan: KeptPlan, rounds: RoundsKept,
+             result: Derivation | Exception | None, carry: Carry) -> None:
+    """For a KeptPlan that ran its rounds at this block: ``PlanMemo.last`` (AnsweredWhole)
     when every round was answered from a kept read at this block under one storageRoot
     (:meth:`RoundsKept.whole_root`) and it ended in a derivation, else None (the next block
     runs the rounds)."""
-    for job, plan, rounds, result in zip(jobs, plans, kept, results, strict=True):
-        if not isinstance(plan, KeptPlan) or not plan.sends:
-            continue  # not a kept plan, or answered whole (its last is still the same)
-        root, leaf = rounds.whole_root(), plan.leaf
-        if root is None or leaf is None or isinstance(result, Exception):
-            plan.memo.last = None
-        else:
-            plan.memo.last = AnsweredWhole(
-                block.source, KeptTrace.of(root, rounds.rounds, carry, job.address), leaf)
+    if not plan.sends:
+        return  # answered whole (its last is still the same)
+    root, leaf = rounds.whole_root(), plan.leaf
+    if root is None or leaf is None or isinstance(result, Exception):
+        plan.memo.last = None
+    else:
+        plan.memo.last = AnsweredWhole(
+            block.source, KeptTrace.of(root, rounds.rounds, carry, job.address), leaf)

@@ -13,7 +13,7 @@ value and testing every leaf at every hand-out.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -28,7 +28,7 @@ def copier(value: Any) -> Copier | None:
     kind = value.__class__
     if kind in LEAVES:
         return None
-    if kind is dict:
+    if kind is dict or kind is MappingProxyType:  # a proxy: read-only kept values, as a dict
         return _dict_copier(value)
     if kind is list or kind is tuple:
         inner = [copier(v) for v in value]
@@ -38,18 +38,22 @@ def copier(value: Any) -> Copier | None:
     return copy.deepcopy  # anything else (a user decoder's object): the general copy
 
 
-def _dict_copier(value: dict[Any, Any]) -> Copier:
+def _dict_copier(value: Mapping[Any, Any]) -> Copier:
     inner = [(k, c) for k, v in value.items() if (c := copier(v)) is not None]
     if not inner:
-        return dict.copy
+        return dict.copy if value.__class__ is dict else _mapping_copy
 
-    def copy_dict(v: dict[Any, Any]) -> dict[Any, Any]:
+    def copy_dict(v: dict[Any, Any] | MappingProxyType[Any, Any]) -> dict[Any, Any]:
         out = v.copy()
         for k, c in inner:
             out[k] = c(v[k])
         return out
 
     return copy_dict
+
+
+def _mapping_copy(value: MappingProxyType[Any, Any]) -> dict[Any, Any]:
+    return value.copy()  # a dict of its own (the proxy's dict copied)
 
 
 def _sequence_copier(kind: type, inner: list[Copier | None]) -> Copier:

@@ -38,11 +38,12 @@ before). Nothing else in the package is a hand-written generator.
 from __future__ import annotations
 
 import copy
+from collections.abc import Generator
 from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.evaluator.copies import Copier, copier, frozen
-from recompute.recipes.framework import Clock, Reads, SplitRecipe
+from recompute.recipes.framework import Clock, Derivation, Params, Reads, Request, SplitRecipe
 
 MOST_ANSWERS = 8  # different answers kept per round: a value that keeps changing is re-planned
 
@@ -54,7 +55,7 @@ class Inputs:
 
     __slots__ = ("value", "copy")
 
-    def __init__(self, value: Any):
+    def __init__(self, value: object):
         read_only = frozen(value)
         self.copy: Copier | None = None
         if read_only is None and value is not None:
@@ -62,7 +63,7 @@ class Inputs:
             read_only = self.copy(value)
         self.value = read_only
 
-    def handed(self) -> Any:
+    def handed(self) -> object:
         return self.value if self.copy is None else self.copy(self.value)
 
 
@@ -73,23 +74,23 @@ class Round:
 
     __slots__ = ("request", "next")
 
-    def __init__(self, request: Reads):
+    def __init__(self, request: Request):
         self.request = request
-        self.next: list[tuple[Any, Round | Inputs]] = []
+        self.next: list[tuple[object, Round | Inputs]] = []
 
-    def after(self, answer: Any) -> tuple[Any, Round | Inputs] | None:
+    def after(self, answer: object) -> tuple[object, Round | Inputs] | None:
         for kept in self.next:
             if kept[0] is answer or kept[0] == answer:  # the very values, or equal ones
                 return kept
         return None
 
-    def add(self, answer: Any, then: Round | Inputs) -> None:
+    def add(self, answer: object, then: Round | Inputs) -> None:
         if len(self.next) >= MOST_ANSWERS:
             del self.next[0]  # the oldest answer
         self.next.append((answer, then))
 
 
-def _copy(answer: Any) -> Any:
+def _copy(answer: object) -> object:
     """What a live reads generator is handed: a copy of the answer's containers."""
     copy_of = copier(answer)
     return answer if copy_of is None else copy_of(answer)
@@ -121,16 +122,17 @@ class KeptPlan:
 
     __slots__ = ("recipe", "params", "clock", "memo", "at", "trail", "live", "sends", "leaf")
 
-    def __init__(self, recipe: SplitRecipe[Any], params: dict[str, Any], clock: Clock,
+    def __init__(self, recipe: SplitRecipe[Any], params: Params, clock: Clock,
                  memo: PlanMemo):
         self.recipe, self.params, self.clock, self.memo = recipe, params, clock, memo
         self.at: Round | None = None  # the round whose request was handed out last
-        self.trail: list[tuple[Any, Round | Inputs]] = []  # the kept answers so far
-        self.live: Any = None  # the reads generator, once an answer is not a kept one
+        self.trail: list[tuple[object, Round | Inputs]] = []  # the kept answers so far
+        # the reads generator, once an answer is not a kept one
+        self.live: Generator[Request, object, object] | None = None
         self.sends = 0  # calls to send: the requests made are one fewer at the end
         self.leaf: Inputs | None = None  # the inputs derived from, once derived
 
-    def send(self, answer: Any) -> Reads:
+    def send(self, answer: object, /) -> Request:
         """The next request; StopIteration with the Derivation at the end (a generator's
         ``send``). The recipe's own exceptions pass through."""
         self.sends += 1
@@ -154,19 +156,20 @@ class KeptPlan:
             self._redrive()  # a value not seen at this round: the reads decide
         return self._went(self._next(_copy(answer)), at, answer)
 
-    def derive(self, leaf: Inputs) -> Any:
+    def derive(self, leaf: Inputs) -> Derivation:
         """The recipe's derivation of ``leaf``'s inputs with this block's clock."""
         self.leaf = leaf
         return self.recipe.derive(self.params, leaf.handed(), self.clock)
 
-    def _next(self, answer: Any) -> Any:
+    def _next(self, answer: object) -> Request | Inputs:
         """The reads generator handed ``answer``: its request, or Inputs if it returned."""
+        assert self.live is not None  # started by send or _redrive before any answer
         try:
             return self.live.send(answer)
         except StopIteration as done:
             return Inputs(done.value)
 
-    def _went(self, step: Any, at: Round | None, answer: Any) -> Reads:
+    def _went(self, step: Request | Inputs, at: Round | None, answer: object) -> Request:
         """Keep where the reads went after ``answer`` at ``at`` (the first round when ``at``
         is None); the request, or StopIteration with this block's Derivation."""
         if isinstance(step, Inputs):
@@ -175,7 +178,7 @@ class KeptPlan:
             raise StopIteration(self.derive(step))
         if not isinstance(step, Reads):  # only layout reads are kept; the rest is live
             self.at = Round(step)  # unkept: never reached from the memo
-            return step  # type: ignore[no-any-return]  # any other request, handed on
+            return step  # any other request, handed on
         then = Round(step)
         if at is None:
             self.memo.first = then

@@ -19,7 +19,7 @@ block's stateRoot there. The rounds of many checks together are in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock
@@ -84,7 +84,7 @@ class Runner:
         self.note_account(accounts, at)
         return self.record_reads(proven.results, proven.known, at)
 
-    def note_account(self, accounts: list[ProvenAccount], at: AnchoredBlock) -> None:
+    def note_account(self, accounts: Sequence[ProvenAccount], at: AnchoredBlock) -> None:
         if accounts and at is self.block and self.account is None:
             self.account = accounts[0]
 

@@ -2,18 +2,28 @@
 (recompute.evaluator.carry.Carry): the verdict and evidence digest equal a fresh step's, the
 evidence names the header the values were proven at, a changed root re-proves, and a node
 that answers a later block with an earlier block's account proof is UNVERIFIABLE. Expected
-values: the envelope's numbers sent in this test, and fresh steps on fresh sources."""
+values: the envelope's numbers sent in this test, and fresh steps on fresh sources. The records
+kept for the carry are never altered once made: their fields hold no dict, list or set, and
+what they hold is the same, container for container, after the blocks that carried them."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import importlib
 import json
+import pkgutil
+import typing
+from collections.abc import Mapping
 
 import pytest
 
+import recompute.evaluator
 from recompute.core.anchor import anchor_block
+from recompute.core.caching import memo_for
 from recompute.core.errors import Unverifiable
 from recompute.devnet.contracts import connect, deploy
+from recompute.evaluator.digest import ReadGroup
 from recompute.evaluator.job import Job, step, step_many
 from recompute.layout import load_layout
 from recompute.recipes.framework import get_recipe
@@ -177,3 +187,87 @@ def test_carried_notes_name_the_block_their_values_were_proven_at(meter, anvil):
     assert [n["reads"] for n in after] == [n["reads"] for n in one]
     assert {(n["header"], n["proven_at"]) for n in after} == {
         ("0x" + written.hash.hex(), written.number)}
+
+
+# ---- the kept records are never altered once made -------------------------------------------
+
+MUTABLE = (dict, list, set, bytearray)
+
+
+def _frozen_records() -> list[type]:
+    """Every frozen dataclass of the evaluator's modules."""
+    found = []
+    for info in pkgutil.iter_modules(recompute.evaluator.__path__):
+        module = importlib.import_module(f"recompute.evaluator.{info.name}")
+        for value in vars(module).values():
+            if (isinstance(value, type) and value.__module__ == module.__name__
+                    and dataclasses.is_dataclass(value)
+                    and value.__dataclass_params__.frozen):  # type: ignore[attr-defined]
+                found.append(value)
+    return found
+
+
+def test_frozen_records_declare_no_mutable_container():
+    """A frozen record of the evaluator declares no dict, list or set field (a frozen
+    dataclass holding one can still be written to through it): read-only mappings
+    (``Mapping``, ``MappingProxyType``) and tuples instead."""
+    records = _frozen_records()
+    assert {r.__name__ for r in records} >= {"Kept", "Share", "CarriedNotes", "HandOut",
+                                             "KeptPaths", "GroupRead", "KeptRound", "KeptTrace",
+                                             "AnsweredWhole"}
+    wrong = []
+    for record in records:
+        for name, hint in typing.get_type_hints(record).items():
+            if typing.get_origin(hint) in MUTABLE or hint in MUTABLE:
+                wrong.append(f"{record.__name__}.{name}: {hint}")
+    assert wrong == []
+
+
+def fingerprint(value: object, records: list[object]) -> object:
+    """What a kept record holds, all the way down (every record met is added to
+    ``records``): two fingerprints differ if anything in it was altered or replaced."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        records.append(value)
+        return (type(value).__name__, id(value),
+                [fingerprint(getattr(value, f.name), records)
+                 for f in dataclasses.fields(value)])
+    if isinstance(value, Mapping):
+        return ("map", id(value), [(k, fingerprint(v, records)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return ("seq", id(value), [fingerprint(v, records) for v in value])
+    return ("leaf", id(value), repr(value))
+
+
+def test_kept_records_are_never_altered_once_made(meter, anvil):
+    """Two checks of one combined read (two envelopes), proven at one block, then carried at
+    three more: every record kept at the first block (the kept read, its shares, its
+    hand-outs) is exactly what it was, down to the last container; no field of a frozen
+    record holds a dict, list or set (a share's decoded value and a ReadGroup excepted: they
+    are handed out as copies or written out, never altered)."""
+    jobs = _jobs_with_a_second_envelope(meter, (KEY, OTHER))
+    source = LiveSource(anvil.url)
+    step_many(anchor_block([source], block="latest"), jobs)
+    memo = memo_for(source, "carried-reads", 1)
+    assert memo is not None
+
+    def kept() -> tuple[list[object], list[object]]:
+        records: list[object] = []
+        held = [memo.get(key) for key in list(memo._items)]  # noqa: SLF001
+        return [fingerprint(value, records) for value in held], records
+
+    before, records = kept()
+    names = {type(r).__name__ for r in records}
+    assert {"Kept", "KeptPaths", "HandOut", "Share"} <= names, names
+    carried = 0
+    for _ in range(3):
+        anvil.rpc("evm_mine")  # a block that does not touch the meter: the reads are carried
+        outcomes = step_many(anchor_block([source], block="latest"), jobs)
+        carried += sum(1 for o in outcomes if o.evidence.get("carried"))
+    assert carried == 6  # every check carried at every block: the kept records were used
+    after, records = kept()
+    assert after == before
+    for record in records:
+        for f in dataclasses.fields(record):  # type: ignore[arg-type]
+            value = getattr(record, f.name)
+            if isinstance(value, MUTABLE) and not isinstance(value, ReadGroup):
+                assert (type(record).__name__, f.name) == ("Share", "value"), (record, f.name)

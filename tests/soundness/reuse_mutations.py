@@ -145,8 +145,9 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         lambda: patched(digest.evidence_digest, "if groups and sum(map(len, groups)) == "
                         "len(reads):", "if groups:")),
     "hand-out-by-first-path": (
-        "a hand-out found by its first path only (carry.KeptPaths.handout)",
-        lambda: patched(carry.KeptPaths.handout, "key = paths[0] if len(paths) == 1 else "
+        "a hand-out kept and found by its first path only (carry.paths_key, the key "
+        "KeptPaths keeps and finds a hand-out under)",
+        lambda: patched(carry.paths_key, "key = paths[0] if len(paths) == 1 else "
                         "tuple(paths)", "key = paths[0]")),
     "carry-any-layout": (
         "a carried read taken for a layout of another digest (carry.Carry.read_key: the "

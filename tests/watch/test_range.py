@@ -5,6 +5,7 @@ order, the summary table, and the exit codes 0 / 1 / 2.
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -20,10 +21,16 @@ from recompute.watch.config import load_config
 from tests import REPO_ROOT
 from tests.watch.watchproc import EXAMPLE, write_config
 
+RECORDED = REPO_ROOT / "tests" / "fixtures" / "devnet-range-audit" / "lines.jsonl.gz"
+
+
+def run_watch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "recompute", "watch", *args],
+                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+
 
 def watch(*args: str) -> tuple[int, list[dict], str]:
-    done = subprocess.run([sys.executable, "-m", "recompute", "watch", *args],
-                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    done = run_watch(*args)
     return done.returncode, [json.loads(t) for t in done.stdout.splitlines()], done.stderr
 
 
@@ -31,10 +38,24 @@ def watch(*args: str) -> tuple[int, list[dict], str]:
 def audit(devnet):
     node, manifest = devnet
     last = max(m["number"] for m in manifest["moments"].values())
-    code, lines, err = watch("--rpc", node.url, "--config", str(EXAMPLE), "--from", "1",
-                             "--to", str(last), "--confirmations", "0")
-    return {"node": node, "manifest": manifest, "last": last, "code": code, "lines": lines,
-            "stderr": err}
+    done = run_watch("--rpc", node.url, "--config", str(EXAMPLE), "--from", "1", "--to",
+                     str(last), "--confirmations", "0")
+    lines = [json.loads(t) for t in done.stdout.splitlines()]
+    return {"node": node, "manifest": manifest, "last": last, "code": done.returncode,
+            "lines": lines, "stderr": done.stderr, "stdout": done.stdout}
+
+
+def test_the_audit_prints_the_recorded_lines_byte_for_byte(audit):
+    """The audit's standard output is, byte for byte, the one recorded in
+    tests/fixtures/devnet-range-audit (its README: the same deterministic history and example
+    config): a change of the evaluator's internals must not move a byte of any line."""
+    expected = gzip.decompress(RECORDED.read_bytes()).decode()
+    got = audit["stdout"]
+    if got != expected:
+        pairs = zip(got.splitlines(), expected.splitlines(), strict=False)
+        where = next((n for n, (g, e) in enumerate(pairs, 1) if g != e), None)
+        pytest.fail(f"line {where} differs from the recorded audit ({len(got.splitlines())} "
+                    f"lines, {len(expected.splitlines())} recorded)")
 
 
 def test_the_audit_agrees_with_step_at_every_named_moment(audit):
