@@ -10,8 +10,11 @@
   alone. "The same layout" is one notion: the descriptor's digest (its whole content), in the
   key and in the grouping of a round's reads (recompute.evaluator.job).
 - **Hand-outs, shares, carried notes** (:class:`Share`, :class:`HandOut`,
-  :class:`CarriedNotes`): made once from one kept entry and never altered; a hand-out is found
-  by the exact paths asked; a check is handed copies of the kept containers.
+  :class:`CarriedNotes`): made whole from one kept entry and never altered (every record here
+  that is frozen holds only read-only containers: mapping proxies and tuples); a kept read
+  holds the hand-outs of the sets of paths its checks asked, kept and found under the exact
+  paths asked (:func:`paths_key`), and a set asked later is given one made then; a check is
+  handed copies of the kept containers and a carried note of its own.
 - **A kept plan answered whole** (:func:`carried_whole`, :func:`remember`): a job whose every
   round, at the last block it ran them, was answered from a kept read of its contract at that
   block under one storageRoot (:class:`RoundsKept`) is answered at a later block without its

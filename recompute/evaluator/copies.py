@@ -24,7 +24,8 @@ LEAVES = frozenset({int, bool, bytes, str, type(None)})  # immutable: shared, ne
 def copier(value: Any) -> Copier | None:
     """A function returning a copy of ``value``'s containers (equal to it, sharing no
     container with it), for values of ``value``'s very shape; None if nothing in it can be
-    altered (a leaf, or a tuple of leaves)."""
+    altered (a leaf, or a tuple of leaves). A mapping proxy (a hand-out's read-only values,
+    recompute.evaluator.carry.HandOut) is copied as a dict."""
     kind = value.__class__
     if kind in LEAVES:
         return None

@@ -1,4 +1,5 @@
-"""The storage-layout engine: descriptors, paths, slot derivation, read planning, decoding.
+"""The storage-layout engine, trust-critical: descriptors, paths, slot derivation, read
+planning, decoding.
 
 Pure (docs/design.md §Trust flow: "a layout never hashes a proof"): nothing here
 talks to a node. :func:`resolve` says where a path lives and how that was derived;

@@ -1,5 +1,6 @@
-"""A consensus light client (Altair sync protocol, capella to fulu data): pin an execution
-block by the beacon chain's sync committee, starting from one trusted beacon block root.
+"""A consensus light client (Altair sync protocol, capella to fulu data), trust-critical: pin
+an execution block by the beacon chain's sync committee, starting from one trusted beacon block
+root.
 
 Pure: no I/O. The beacon node is reached by :mod:`recompute.sources.beacon`; this package
 decodes its answers, verifies them and yields :class:`ExecutionHeader`::
