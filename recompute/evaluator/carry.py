@@ -240,7 +240,7 @@ class Carry:
         self.memo.put(key, entry)
         return entry
 
-    def evidence(self, entry: Kept[Any], address: bytes) -> dict[str, Any]:
+    def evidence(self, entry: Kept[Any], address: bytes) -> dict[str, JSONValue]:
         """The evidence's note of a value carried from ``entry``."""
         return {"contract": "0x" + address.hex(), "storage_root": "0x" + entry.root.hex(),
                 "proven_at": entry.proven_number, "header": "0x" + entry.proven_hash.hex()}

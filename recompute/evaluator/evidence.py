@@ -21,7 +21,7 @@ from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.verdict import Verdict
 from recompute.evaluator.digest import ReadGroup, canonical, evidence_digest
 from recompute.evaluator.job_record import Job, normalise
-from recompute.recipes.framework import Derivation, Recipe, parse_int_text
+from recompute.recipes.framework import Derivation, Params, Recipe, parse_int_text
 
 
 class Trace:
@@ -141,11 +141,11 @@ def _found(derivation: Derivation) -> str:
     return f"found {found}; healthy means {derivation.predicate}"
 
 
-def _json_text(value: Any) -> str:
+def _json_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
 
 
-def expectation_holds(value: Any, text: str) -> bool:
+def expectation_holds(value: object, text: str) -> bool:
     """Does a derived value equal the expected text? Integers compare as numbers (decimal or
     0x-hex: ``0x69113928`` is ``1762736424``), booleans as true/false, the rest as text."""
     if isinstance(value, bool):
@@ -207,7 +207,7 @@ class _Calls(Protocol):
     def call(self, to: bytes, data: bytes, block_hash: bytes) -> bytes: ...
 
 
-def compare_with_views(recipe: Recipe, params: dict[str, Any], block: AnchoredBlock,
+def compare_with_views(recipe: Recipe, params: Params, block: AnchoredBlock,
                        address: bytes, derived: dict[str, Any]) -> list[dict[str, Any]]:
     """Call each view the recipe names at the same block; record agreement per value."""
     from eth_abi.abi import decode as abi_decode  # only --compare-views needs the ABI codec

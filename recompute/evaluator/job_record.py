@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from recompute.evaluator.kept_plans import PlanMemo
 from recompute.layout import Layout
-from recompute.recipes.framework import Recipe
+from recompute.recipes.framework import Params, Recipe
 
 
-def normalise(value: Any) -> str:
+def normalise(value: object) -> str:
     """How a derived value compares with ``--expect k=v`` text."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -36,7 +35,7 @@ class Job:
     """One recipe run at a block: what ``step`` and ``watch`` evaluate."""
 
     recipe: Recipe
-    params: dict[str, Any]
+    params: Params
     address: bytes
     layout: Layout
     expect: dict[str, str] | None = None

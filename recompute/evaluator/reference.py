@@ -42,9 +42,19 @@ from recompute.evaluator.evidence import (
     typed_value,
 )
 from recompute.evaluator.job_record import Job, normalise
+from recompute.evaluator.values import Decoded, JSONValue
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
+from recompute.recipes.framework import (
+    Clock,
+    Derivation,
+    Logs,
+    Params,
+    Reads,
+    ReceiptsAt,
+    Recipe,
+    Slots,
+)
 from recompute.sources.cache import SharedSource
 
 
@@ -109,7 +119,7 @@ def reference_step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome |
     return [_reference_one(block, job) for job in jobs]
 
 
-def reference_step(recipe: Recipe, params: dict[str, Any], block: AnchoredBlock,
+def reference_step(recipe: Recipe, params: Params, block: AnchoredBlock,
                    address: bytes, layout: Layout, expect: dict[str, str] | None = None,
                    compare_views: bool = False) -> Outcome:
     """:func:`recompute.evaluator.job.step`, the plain way; UNVERIFIABLE as an exception."""
@@ -125,7 +135,7 @@ def _reference_one(block: AnchoredBlock, check: Job) -> Outcome | Exception:
     used = _Consumed()
     try:
         plan = check.recipe.plan(check.params, Clock(block.number, block.timestamp))
-        answer: Any = None
+        answer: object = None
         while True:
             try:
                 request = plan.send(answer)
@@ -143,7 +153,7 @@ def _reference_one(block: AnchoredBlock, check: Job) -> Outcome | Exception:
 # ---- each request, from the checkers ----------------------------------------------------------
 
 
-def _answer(block: AnchoredBlock, check: Job, request: object, used: _Consumed) -> Any:
+def _answer(block: AnchoredBlock, check: Job, request: object, used: _Consumed) -> object:
     if isinstance(request, Reads):
         return _reads(block, check, request, used)
     if isinstance(request, Slots):
@@ -170,7 +180,8 @@ def _block_at(block: AnchoredBlock, number: int | None, used: _Consumed) -> Anch
     return ancestor(block, number)
 
 
-def _reads(block: AnchoredBlock, check: Job, request: Reads, used: _Consumed) -> Any:
+def _reads(block: AnchoredBlock, check: Job, request: Reads,
+           used: _Consumed) -> dict[str, Decoded]:
     at = _block_at(block, request.block, used)
     plan = ReadPlan(check.layout, list(dict.fromkeys(request.paths)))
     while slots := plan.next_round():
@@ -183,7 +194,7 @@ def _reads(block: AnchoredBlock, check: Job, request: Reads, used: _Consumed) ->
     for result in plan.results():
         out[result.path] = result.value
         for slot in result.slots:
-            entry: dict[str, Any] = {
+            entry: dict[str, JSONValue] = {
                 "address": "0x" + check.address.hex(), "slot": f"0x{slot:064x}",
                 "value": f"0x{plan.known[slot]:064x}",
                 "path": result.slot_paths.get(slot, result.path)}
@@ -193,7 +204,7 @@ def _reads(block: AnchoredBlock, check: Job, request: Reads, used: _Consumed) ->
     return out
 
 
-def _slots(block: AnchoredBlock, check: Job, request: Slots, used: _Consumed) -> Any:
+def _slots(block: AnchoredBlock, check: Job, request: Slots, used: _Consumed) -> dict[int, int]:
     wanted = list(dict.fromkeys(request.slots))
     account = prove_account_plainly(block, check.address, wanted)
     used.requests += 1
@@ -206,7 +217,8 @@ def _slots(block: AnchoredBlock, check: Job, request: Slots, used: _Consumed) ->
     return {slot: account.storage[slot] for slot in wanted}
 
 
-def _logs(block: AnchoredBlock, check: Job, request: Logs, used: _Consumed) -> Any:
+def _logs(block: AnchoredBlock, check: Job, request: Logs,
+          used: _Consumed) -> list[ProvenLog]:
     """The contract's logs from ``request.from_block`` up to the pinned block, in chain
     order: every block's receipts proven, unless its bloom excludes the contract or topic."""
     if request.from_block == block.number + 1:

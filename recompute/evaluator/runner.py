@@ -38,6 +38,7 @@ from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.receipts import ProvenLog
 from recompute.evaluator.digest import ReadEntry
 from recompute.evaluator.evidence import Trace
+from recompute.evaluator.values import Decoded
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan, ReadResult
 from recompute.recipes.framework import Logs, Reads, ReceiptsAt, Recipe, Slots
@@ -76,7 +77,7 @@ class Runner:
         self.trace.blocks_walked = max(self.trace.blocks_walked, self.block.number - number)
         return at
 
-    def read(self, paths: list[str], block: int | None = None) -> dict[str, Any]:
+    def read(self, paths: list[str], block: int | None = None) -> dict[str, Decoded]:
         at = self.block_at(block)
         accounts: list[ProvenAccount] = []
         proven = prove_paths(at, self.address, self.layout, paths, accounts)
@@ -95,7 +96,7 @@ class Runner:
         return self.account
 
     def record_reads(self, results: list[ReadResult], known: Mapping[int, int],
-                     at: AnchoredBlock | None = None) -> dict[str, Any]:
+                     at: AnchoredBlock | None = None) -> dict[str, Decoded]:
         """Put proven ReadResults in this runner's trace; returns ``{path: value}``."""
         out = {}
         below = at if at is not None and at is not self.block else None
@@ -195,7 +196,7 @@ class Runner:
 
     # ---- the plan -----------------------------------------------------------------------
 
-    def answer(self, request: object, recipe: Recipe) -> Any:
+    def answer(self, request: object, recipe: Recipe) -> object:
         """Prove what one yielded request asks for."""
         if isinstance(request, Reads):
             return self.read(request.paths, request.block)
