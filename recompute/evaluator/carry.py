@@ -276,25 +276,26 @@ class KeptTrace:
     made once from the kept reads that answered its rounds at one block, all proven under
     ``root``: their entries, their digest groups, and each round's carried note (naming the
     header the values were proven at), as those rounds' hand-outs give them when carried.
-    Never altered: each trace gets lists of its own."""
+    Never altered: each trace gets lists of its own (the entries and notes themselves are
+    shared: written out, never altered)."""
 
     root: bytes
     reads: tuple[ReadEntry, ...]
     groups: tuple[ReadGroup, ...]
-    notes: tuple[Mapping[str, JSONValue], ...]
+    notes: tuple[dict[str, JSONValue], ...]
 
     @classmethod
     def of(cls, root: bytes, rounds: Sequence[KeptRound], carry: Carry,
            address: bytes) -> KeptTrace:
         groups = tuple(r.handout.entries for r in rounds)
-        notes = tuple(MappingProxyType(CarriedNotes.of(carry, r.entry, address)
-                                       .note(r.handout.asked)) for r in rounds)
+        notes = tuple(CarriedNotes.of(carry, r.entry, address).note(r.handout.asked)
+                      for r in rounds)
         return cls(root, tuple(e for group in groups for e in group), groups, notes)
 
     def enter(self, trace: Trace) -> None:
         trace.reads += self.reads
         trace.read_groups += self.groups
-        trace.carried += [dict(note) for note in self.notes]
+        trace.carried += self.notes
 
 
 @dataclass(frozen=True, slots=True)
