@@ -33,12 +33,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import rfc8785
 from eth_abi.abi import encode
 from eth_hash.auto import keccak
 from web3.contract import Contract
 from web3.types import TxReceipt
 
+from recompute.core.jsontext import jcs
 from recompute.devnet.driver import Driver, HistoryError
 
 # AMM §Policy and floor: a ``Policy`` tuple; AMM §Cycle records: a ``CycleReport`` tuple
@@ -165,7 +165,7 @@ def state_root(commitments: Sequence[bytes]) -> bytes:
 
 def document_commitment(document: Mapping[str, str | int]) -> bytes:
     """AMM §Commitment format: the commitment to an off-chain document, keccak256(JCS(d))."""
-    return keccak(rfc8785.dumps(document))
+    return keccak(jcs(document))
 
 
 def devnet_layer(subject: str, layer: int, revision: int) -> bytes:

@@ -7,11 +7,11 @@ that none of them imports another only for a type.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from recompute.core.jsontext import canonical_json
 from recompute.evaluator.kept_plans import PlanMemo
 from recompute.layout import Layout
 from recompute.recipes.framework import Recipe
@@ -27,7 +27,7 @@ def normalise(value: Any) -> str:
         return str(value)
     if isinstance(value, str):
         return value.lower() if value.startswith("0x") else value
-    return json.dumps(value, sort_keys=True)
+    return canonical_json(value)
 
 
 

@@ -19,6 +19,7 @@ The mistaken methods ``vectors verify --tamper`` runs live beside it
 
 from __future__ import annotations
 
+from recompute.core.jsontext import jcs
 from recompute.recipes.amm_commitments import (
     LAYER_SCHEMAS,
     TAG_LAYER_COMMITMENT,
@@ -27,7 +28,6 @@ from recompute.recipes.amm_commitments import (
     StateRoot,
     commitment_from_hashes,
     compute_root,
-    jcs,
     layer_commitment,
 )
 from recompute.recipes.amm_registry import LAYER, SUBJECT

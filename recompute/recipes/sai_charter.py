@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import rfc8785
-
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
+from recompute.core.jsontext import jcs
 from recompute.recipes.framework import (
     BOOL,
     HEX,
@@ -43,8 +42,8 @@ from recompute.recipes.sai_registry import (
 def jcs_sha256(value: Any) -> bytes:
     """SHA-256 of the RFC 8785 (JCS) canonical form (§4.1) of a JSON value."""
     try:
-        return hashlib.sha256(rfc8785.dumps(value)).digest()
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        return hashlib.sha256(jcs(value)).digest()
+    except (ValueError, TypeError) as exc:  # what RFC 8785 refuses (jsontext.jcs)
         raise UsageError(f"the pack cannot be canonicalised (RFC 8785): {exc}") from None
 
 
@@ -111,8 +110,8 @@ def load_pack(path: Path) -> dict[str, Any]:
     if not isinstance(pack, dict):
         raise UsageError(f"{path}: a Swarm Pack's root is a JSON object (§4.1)")
     try:  # refused here, where the file is named, rather than when it is hashed
-        rfc8785.dumps(pack)
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        jcs(pack)
+    except (ValueError, TypeError) as exc:  # what RFC 8785 refuses (jsontext.jcs)
         raise UsageError(f"{path}: JCS (RFC 8785) cannot canonicalise it: "
                          f"{' '.join(str(exc).split())[:120]}") from None
     return pack

@@ -8,11 +8,11 @@ are registered by recipe name beside the tamper mode (:mod:`recompute.vectors.mi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from recompute.core.abiword import encode_static as abi_encode
+from recompute.core.jsontext import canonical_json
 from recompute.core.keccak import keccak256
 from recompute.recipes.amm_commitments import TAG_LAYER_COMMITMENT, Commitment, StateRoot
 from recompute.recipes.amm_restore import RestoreClaim, restore_claim
@@ -242,7 +242,7 @@ class _SortedJsonCommitment(Commitment):
     """contentHash over ``json.dumps(sort_keys=True)`` (sorted but not RFC 8785 canonical)."""
 
     def commitment(self, layer: int, schema: str, document: Any, salt: bytes) -> bytes:
-        content = keccak256(json.dumps(document, sort_keys=True).encode())
+        content = keccak256(canonical_json(document).encode())
         return keccak256(abi_encode(["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
                                     [TAG_LAYER_COMMITMENT, layer, keccak256(schema.encode()),
                                      content, salt]))

@@ -5,12 +5,12 @@ contract, layout and parameters (read from the devnet's manifest), and what it s
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import canonical_json
 from recompute.data import PACKS
 from recompute.disk.whole_file import write_whole
 
@@ -81,7 +81,7 @@ def _document(name: str, document: dict[str, Any]) -> Callable[[Manifest], Path]
     def write(_manifest: Manifest) -> Path:
         path = Path(tempfile.gettempdir()) / "recompute-vector-docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(path, json.dumps(document, sort_keys=True) + "\n")
+        write_whole(path, canonical_json(document) + "\n")
         return path
     return write
 

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import json_document
 from recompute.data import VECTORS
 from recompute.disk.whole_file import write_whole
 from recompute.recipes.framework import load_recipes
@@ -78,7 +79,7 @@ def rewrite(directory: Path = VECTORS) -> list[str]:
             rule["vectors"] = decided(rule, suite, recipes)
         if not rule["vectors"]:
             undecided.append(rule["id"])
-    write_whole(path, json.dumps(inventory, indent=1, ensure_ascii=False) + "\n")
+    write_whole(path, json_document(inventory, indent=1, ascii=False) + "\n")
     readme = directory / "README.md"
     text = readme.read_text()
     start = text.index(TABLE_HEAD)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import rfc8785
-
+from recompute.core.jsontext import jcs
 from recompute.core.keccak import keccak256
 from recompute.recipes.framework import Recipe, Struct
 from recompute.recipes.sai_charter import Charter, charter_check
@@ -94,7 +93,7 @@ class _KeccakCharter(Charter):
     def check(self, pack: dict[str, Any], record: Struct, objective_hash: bytes
               ) -> dict[str, Any]:
         out = charter_check(pack, record, objective_hash)
-        out["charter_hash"] = keccak256(rfc8785.dumps(pack))
+        out["charter_hash"] = keccak256(jcs(pack))
         out["charter_matches"] = out["charter_hash"] == out["proven_charter_hash"]
         return out
 
