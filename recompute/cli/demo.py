@@ -30,7 +30,7 @@ from recompute.evaluator.job import step
 from recompute.layout import load_layout, read_all
 from recompute.lightclient import DEVNET
 from recompute.lightclient.anchor import by_light_client
-from recompute.recipes.framework import load_recipes
+from recompute.recipes.registry import load_recipes
 from recompute.sources.beacon import BeaconClient, sync_light_client
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource

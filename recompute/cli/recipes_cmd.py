@@ -20,7 +20,8 @@ from recompute.core.outcome import Outcome, block_evidence
 from recompute.evaluator.job import step
 from recompute.evaluator.reference import reference_step
 from recompute.layout import Layout, load_layout
-from recompute.recipes.framework import Recipe, get_recipe, load_recipes
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe, load_recipes
 
 RECIPES_OPTION = click.option(
     "--recipes", "recipe_paths", multiple=True, metavar="PATH",

@@ -21,7 +21,9 @@ from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.verdict import Verdict
 from recompute.evaluator.digest import ReadGroup, evidence_digest
 from recompute.evaluator.job_record import Job, normalise
-from recompute.recipes.framework import Derivation, Recipe, parse_int_text
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import parse_int_text
+from recompute.recipes.plan import Derivation
 
 
 class Trace:

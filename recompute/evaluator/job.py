@@ -7,7 +7,7 @@ one ``eth_getProof`` per contract per round, so N checks cost about as many roun
 Every answer a plan is handed is proven against the pinned block's header (or an ancestor tied
 to it by parentHash links) by :mod:`recompute.evaluator.runner`, or stands in for such a proof
 under one of the rules of :mod:`recompute.evaluator.carry` (a storageRoot this block's own
-account proof shows). The plan's :class:`~recompute.recipes.framework.Derivation` and an
+account proof shows). The plan's :class:`~recompute.recipes.plan.Derivation` and an
 optional expectation then decide the verdict (:mod:`recompute.evaluator.evidence`);
 ``--compare-views`` only adds findings.
 """
@@ -33,7 +33,8 @@ from recompute.evaluator.job_record import Job
 from recompute.evaluator.kept_plans import KeptPlan, keeps
 from recompute.evaluator.runner import Runner, prove_contract
 from recompute.layout import Layout
-from recompute.recipes.framework import Clock, Reads, Recipe, Slots
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import BlockClock, Reads, Slots
 
 __all__ = ["Job", "step", "step_many"]  # Job: for those who import it from here
 
@@ -55,7 +56,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     Before the rounds, the jobs a kept plan answers whole are answered (carry.carried_whole);
     each round, every job's plan is handed its answer and makes its next request; after them,
     each kept plan remembers whether it was answered whole (carry.remember)."""
-    clock = Clock(block.number, block.timestamp)
+    clock = BlockClock(block.number, block.timestamp)
     carry = Carry(block)
     runners = [Runner(block, job.address, job.layout) for job in jobs]
     kept = [RoundsKept() for _ in jobs]
@@ -71,7 +72,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     return _outcomes(block, jobs, runners, results)
 
 
-def _plan(job: Job, runner: Runner, clock: Clock) -> Any:
+def _plan(job: Job, runner: Runner, clock: BlockClock) -> Any:
     """The job's plan at this block: a SplitRecipe's through the job's kept rounds
     (recompute.evaluator.kept_plans: handed the kept values themselves, it copies what it hands
     the recipe), any other recipe's generator."""

@@ -14,7 +14,7 @@ from typing import Any
 from recompute.core.jsontext import canonical_json
 from recompute.evaluator.kept_plans import PlanMemo
 from recompute.layout import Layout
-from recompute.recipes.framework import Recipe
+from recompute.recipes.base import Recipe
 
 
 def normalise(value: Any) -> str:

@@ -45,7 +45,8 @@ from recompute.evaluator.evidence import (
 from recompute.evaluator.job_record import Job, normalise
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.framework import Clock, Derivation, Logs, Reads, ReceiptsAt, Recipe, Slots
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import BlockClock, Derivation, Logs, Reads, ReceiptsAt, Slots
 from recompute.sources.cache import SharedSource
 
 
@@ -125,7 +126,7 @@ def _reference_one(block: AnchoredBlock, check: Job) -> Outcome | Exception:
     fresh = served_by(block, PlainSource(block.source))
     used = _Consumed()
     try:
-        plan = check.recipe.plan(check.params, Clock(block.number, block.timestamp))
+        plan = check.recipe.plan(check.params, BlockClock(block.number, block.timestamp))
         answer: Any = None
         while True:
             try:

@@ -1,6 +1,6 @@
 """Agent Meditation Mechanism recipes ("AMM"): the area's face.
 
-``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the ``amm/`` recipes:
+``recompute.recipes.registry.BUNDLED_AREAS`` names this module for the ``amm/`` recipes:
 importing it registers all five. Each concept of the seed has its module, pure derivations
 first (each citing the seed section it implements), then the recipes that feed them proven
 storage:

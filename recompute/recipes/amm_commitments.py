@@ -14,22 +14,11 @@ from recompute.core.errors import UsageError
 from recompute.core.jsontext import jcs  # JCS(d): RFC 8785 canonical UTF-8 serialisation
 from recompute.core.keccak import keccak256
 from recompute.recipes.amm_registry import LAYER, LAYOUT, SUBJECT, layer_index
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    TEXT,
-    Clock,
-    Derivation,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    Recipe,
-    Struct,
-    ViewCheck,
-    register,
-)
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT, TEXT
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Params, Plan, Reads, Struct, ViewCheck
+from recompute.recipes.registry import register
 
 # ---- AMM §Commitment format -----------------------------------------------------------------
 
@@ -81,7 +70,7 @@ class StateRoot(Recipe):
     params = (SUBJECT,)
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         subject = p["subject"]
         head: Struct = (yield Reads([f"heads[{subject}]"]))[f"heads[{subject}]"]
         if not head["enrolled"]:
@@ -134,7 +123,7 @@ class Commitment(Recipe):
                     required=False))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         subject, layer = p["subject"], layer_index(p)
         document = _load_document(p["document"])
         schema = document.get("schema") if isinstance(document, dict) else None

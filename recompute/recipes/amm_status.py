@@ -12,22 +12,10 @@ from collections.abc import Generator
 from typing import Any
 
 from recompute.recipes.amm_registry import LAYER, LAYOUT, SUBJECT, layer_index
-from recompute.recipes.framework import (
-    BOOL,
-    TIME,
-    Clock,
-    Derivation,
-    Inputs,
-    Params,
-    Reads,
-    Recipe,
-    Request,
-    SplitRecipe,
-    Struct,
-    ViewCheck,
-    enum,
-    register,
-)
+from recompute.recipes.base import Inputs, Recipe, SplitRecipe
+from recompute.recipes.outputs import BOOL, TIME, enum
+from recompute.recipes.plan import BlockClock, Derivation, Params, Reads, Request, Struct, ViewCheck
+from recompute.recipes.registry import register
 
 MAINTENANCE = ("NOT_ENROLLED", "UNSUPPORTED", "UNSCHEDULED", "FRESH", "DUE", "OVERDUE")
 SIGNAL = ("NOT_ENROLLED", "NOT_TRACKED", "PRESENT", "SILENT")
@@ -182,7 +170,7 @@ class LayerStatus(_StatusRecipe[LayerInputs]):
         got = yield Reads([cp, dm])
         return head, requirements, got[cp], got[dm]
 
-    def derive(self, p: Params, inputs: LayerInputs, clock: Clock) -> Derivation:
+    def derive(self, p: Params, inputs: LayerInputs, clock: BlockClock) -> Derivation:
         head, requirements, checkpoint, demand = inputs
         layer = layer_index(p)
         if requirements is None or checkpoint is None or demand is None:
@@ -246,7 +234,7 @@ class SignalStatus(_StatusRecipe[Requirements]):
         """(head, requirements); requirements None when unenrolled."""
         return (yield from _requirements_reads(p["subject"], self))
 
-    def derive(self, p: Params, inputs: Requirements, clock: Clock) -> Derivation:
+    def derive(self, p: Params, inputs: Requirements, clock: BlockClock) -> Derivation:
         head, requirements = inputs
         status, last, silent = self.signal(head, requirements or {}, clock.timestamp)
         return Derivation(

@@ -11,21 +11,11 @@ from typing import Any
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
 from recompute.core.jsontext import jcs
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    Clock,
-    Derivation,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    Recipe,
-    Struct,
-    ViewCheck,
-    register,
-)
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Params, Plan, Reads, Struct, ViewCheck
+from recompute.recipes.registry import register
 from recompute.recipes.sai_registry import (
     CHARTER_AT,
     CHARTER_FIELDS,
@@ -139,7 +129,7 @@ class Charter(Recipe):
     params = (SWARM, Param("pack", "file", "the Swarm Pack root object (JSON)"))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         pack = load_pack(p["pack"])
         base = swarm_base(p)
         obj = f"{base}.objective.objectiveHash"

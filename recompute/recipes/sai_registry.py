@@ -14,7 +14,8 @@ from typing import Any
 
 from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
-from recompute.recipes.framework import Clock, Param, Params
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Params
 
 # ---- §5.1, §6.1 enums (seed order) ----------------------------------------------------------
 
@@ -71,7 +72,7 @@ def record_fields(got: dict[str, Any], base: str, fields: tuple[str, ...]) -> di
     return {name: got[f"{base}.record.{name}"] for name in fields}
 
 
-def from_block(p: Params, clock: Clock) -> int:
+def from_block(p: Params, clock: BlockClock) -> int:
     """The ``from_block`` parameter, refused above the pinned block."""
     start: int = p["from_block"]
     if start > clock.number:

@@ -23,7 +23,8 @@ from recompute.recipes.amm_status import (
     layer_status,
     signal_status,
 )
-from recompute.recipes.framework import Recipe, Struct
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import Struct
 
 # the steps a mistake may change (AMM §Status derivation, §Policy and floor)
 Inputs = tuple[Struct, Struct, Struct, Struct]  # head, requirements, checkpoint, demand

@@ -21,7 +21,7 @@ from typing import Any
 from recompute.core.jsontext import json_document
 from recompute.data import VECTORS
 from recompute.disk.whole_file import write_whole
-from recompute.recipes.framework import load_recipes
+from recompute.recipes.registry import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
 from recompute.vectors.replay import replay

@@ -11,7 +11,8 @@ from typing import Any
 
 from recompute.core.jsontext import jcs
 from recompute.core.keccak import keccak256
-from recompute.recipes.framework import Recipe, Struct
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import Struct
 from recompute.recipes.sai_charter import Charter, charter_check
 from recompute.recipes.sai_membership import Member, Roster, member_view, roster_from_records
 from recompute.recipes.sai_registry import LIFECYCLE

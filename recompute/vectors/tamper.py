@@ -10,7 +10,8 @@ from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.core.jsontext import json_line
-from recompute.recipes.framework import Recipe, get_recipe
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe
 from recompute.vectors.replay import compare, replay
 
 # ---- tamper -------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from recompute.data import VECTORS
 from recompute.devnet.moments import ABOUT
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe, load_recipes
+from recompute.recipes.registry import get_recipe, load_recipes
 from recompute.sources.live import LiveSource
 from recompute.vectors import load_json
 from tests.cli import run_cli

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from recompute.data import VECTORS
-from recompute.recipes.framework import load_recipes
+from recompute.recipes.registry import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
 from recompute.vectors.replay import replay
