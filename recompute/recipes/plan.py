@@ -16,8 +16,8 @@ that yields what it needs to read and finally returns a :class:`Derivation`::
 The plan never sees the RPC: it yields layout paths (:class:`Reads`), raw slots
 (:class:`Slots`) or an event query (:class:`Logs`) and is sent back proven, typed values; the
 pure derivation is ordinary code between the yields. The runner
-(:mod:`recompute.evaluator.runner`) asks one ``eth_getProof`` per round. Later rounds can depend on earlier values (the policy
-version before the policy).
+(:mod:`recompute.evaluator.runner`) asks one ``eth_getProof`` per round. Later rounds can depend
+on earlier values (the policy version before the policy).
 
 Recipes (:mod:`recompute.recipes.base`) register themselves with
 :func:`recompute.recipes.registry.register`; the bundled ones are the modules of this package,
