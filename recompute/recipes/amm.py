@@ -1,8 +1,8 @@
 """Agent Meditation Mechanism recipes ("AMM"): the area's face.
 
 ``recompute.recipes.registry.BUNDLED_AREAS`` names this module for the ``amm/`` recipes:
-importing it registers all five. Each concept of the seed has its module, pure derivations
-first (each citing the seed section it implements), then the recipes that feed them proven
+importing it registers all five. Each concept of the specification has its module, pure derivations
+first (each citing the specification section it implements), then the recipes that feed them proven
 storage:
 
 - :mod:`~recompute.recipes.amm_registry`: the reference registry's parameters (subject, layer);

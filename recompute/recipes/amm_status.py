@@ -89,7 +89,7 @@ def layer_status(head: Struct, requirements: Struct, checkpoint: Struct, demand:
 def signal_status(head: Struct, requirements: Struct, now: int) -> tuple[str, int, int]:
     """AMM §Status derivation: ``(status, lastSignalAt, silentSince)``; SILENT when clock()
     exceeds lastSignalAt + pulseInterval, and silentSince is that end of the expected window
-    (the seed: "the timepoint at which the signal became silent"); 0 unless SILENT."""
+    (the specification: "the timepoint at which the signal became silent"); 0 unless SILENT."""
     if not head["enrolled"]:
         return "NOT_ENROLLED", 0, 0
     last: int = head["lastSignalAt"]
@@ -118,7 +118,7 @@ def _requirements_reads(subject: str, recipe: _StatusRecipe[Any] | None = None
                         ) -> Generator[Request, Any, Requirements]:
     """Generator: head, then the current policy version and the floor (two rounds).
 
-    ``recipe`` supplies the three steps a rule of the seed fixes (whether the subject is
+    ``recipe`` supplies the three steps a rule of the specification fixes (whether the subject is
     enrolled, which policy version is current, how policy and floor combine), so that a
     mistaken method (``vectors verify --tamper``) can change exactly one of them."""
     recipe = recipe or _StatusRecipe()

@@ -19,7 +19,7 @@ class Recipe:
     params: tuple[Param, ...] = ()
     layout: str = ""  # default layout: the bundled reference contract's
     positional: tuple[str, ...] = ()  # params that may follow RPC ADDRESS on the command line
-    section: str = ""  # the seed section it implements, for the listing
+    section: str = ""  # the specification section it implements, for the listing
     outputs: dict[str, Output] = {}  # derived values and their types (empty: not declared)
 
     def plan(self, p: Params, clock: BlockClock) -> Plan:

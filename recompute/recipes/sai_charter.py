@@ -52,8 +52,8 @@ def pack_digests(pack: dict[str, Any]) -> dict[str, bytes | None]:
 
 def _digest_member(text: object) -> bytes | None:
     """A 32-byte digest written in a pack: ``0x``-hex, or ``<alg>:`` + 64 hex (§4.1 writes
-    SHA-256 digests as ``sha256:``; the spec hash is a keccak, the seed does not say how it is
-    written, so both spellings are accepted)."""
+    SHA-256 digests as ``sha256:``; the spec hash is a keccak, the specification does not say how
+    it is written, so both spellings are accepted)."""
     if not isinstance(text, str):
         return None
     m = re.fullmatch(r"(?:0x|[a-z0-9-]+:)?([0-9a-fA-F]{64})", text)

@@ -67,7 +67,8 @@ def live_status(member: Struct, record: Struct) -> tuple[int, int]:
     what it says (its explicit exit reason). A live seat (CANDIDATE, ACTIVE, SUSPENDED) whose
     ``carriedPhase`` is below ``rosterPhase`` was not carried; otherwise, in a DISSOLVED
     swarm, it exited with the swarm. NOT_CARRIED precedes SWARM_DISSOLVED because the advance
-    came first (contracts/src/swarm/README.md, "Lazy precedence" — the seed orders neither).
+    came first (contracts/src/swarm/README.md, "Lazy precedence" — the specification orders
+    neither).
     """
     status: int = member["status"]
     if status in (_NONE, _EXITED):

@@ -1,9 +1,9 @@
 """Wrong-but-plausible methods of the AMM recipes, one per rule of ``vectors/rules.json``.
 
-Each mistake breaks exactly one rule of the seed (the rule id names it) and otherwise derives as
-the recipe does; ``vectors verify --tamper`` and ``tests/vectors/test_rule_coverage.py`` check
-that at least one shipped vector tells each apart. None of them is registered as a recipe: they
-are registered by recipe name beside the tamper mode (:mod:`recompute.vectors.mistakes`).
+Each mistake breaks exactly one rule of the specification (the rule id names it) and otherwise
+derives as the recipe does; ``vectors verify --tamper`` and ``tests/vectors/test_rule_coverage.py``
+check that at least one shipped vector tells each apart. None of them is registered as a recipe:
+they are registered by recipe name beside the tamper mode (:mod:`recompute.vectors.mistakes`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The vectors shipped in ``vectors/``, and how each is (re)made.
 
 ``make vectors`` rebuilds every file from its source (the bundled geth fixtures, a fresh
-devnet, the seeds' numbers) and rewrites ``vectors/suite.json``; a test rebuilds them and
+devnet, the specifications' numbers) and rewrites ``vectors/suite.json``; a test rebuilds them and
 compares bytes, so the committed vectors are exactly what capture gives today.
 
-Expected outputs of the pure vectors are the seeds' own numbers, typed in here from the seed
+Expected outputs of the pure vectors are the specifications' own numbers, typed in here from the
 text (AMM §Test Cases; ERC-8447 §16), never computed by the code under test.
 """
 

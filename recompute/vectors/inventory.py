@@ -8,8 +8,8 @@ The README's coverage table is rewritten from the same lists. ``make vectors`` r
 the vectors are rebuilt; ``tests/vectors/test_rule_coverage.py`` re-measures and compares.
 
 Only the lists are written: a rule's id, seed, section, sentence and mistake are the
-inventory's own text (copied from the seeds), and ``hand_computed`` holds outcomes worked out
-by hand, never by this code.
+inventory's own text (copied from the specifications), and ``hand_computed`` holds outcomes worked
+out by hand, never by this code.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the layout descriptor with its sha256, the pinned block hash, every header as RL
 ``eth_getProof`` answer, every block of receipts, and the expected verdict and derived
 values. Replay runs the same runner a live ``step`` uses, with :class:`ReplaySource` as the
 proof source. Kinds: ``step`` (a recipe), ``proof`` (``recompute proof``) and ``pure`` (a
-seed computation with no chain).
+specification computation with no chain).
 
 A suite file (``suite.json``, the shape of the peer suite recompute-kit uses) pins each
 vector file and the spec by sha256; a mismatch fails the suite before anything runs.
