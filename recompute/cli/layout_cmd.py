@@ -113,7 +113,7 @@ def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
         rows.append(row)
     if as_json:
         click.echo(json_document({"contract": layout.contract, "compiler": layout.compiler,
-                               "variables": rows}))
+                                  "variables": rows}))
         return
     say(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
     flat: list[tuple[str, str, str, str, str]] = []

@@ -66,7 +66,7 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     except Unverifiable as exc:
         if as_json:
             click.echo(json_document({"synced": False, "reason": exc.reason,
-                                   "detail": cli_detail(exc)}))
+                                      "detail": cli_detail(exc)}))
         else:
             click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
         sys.exit(EXIT_UNVERIFIABLE)

@@ -72,8 +72,8 @@ def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None =
     except OSError:  # taken: any free port (the manifest and the summary say which)
         server.start()
     write_whole(out, json_line({"url": server.url,
-                                 "trusted_root": "0x" + server.trusted_block_root.hex(),
-                                 **described}))
+                                "trusted_root": "0x" + server.trusted_block_root.hex(),
+                                **described}))
     try:
         while not stop.wait(poll):
             if withhold is not None and withhold.is_set():

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     thread.start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
     write_whole(args.out, json_line({"url": url, "pid": os.getpid(),
-                                      "address": args.address.lower()}))
+                                     "address": args.address.lower()}))
     stop.wait()
     httpd.shutdown()
 

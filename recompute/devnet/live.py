@@ -286,8 +286,8 @@ def main(argv: list[str] | None = None) -> None:
             stop.wait(0.5)
     out = args.state_dir / "live.json"
     write_whole(out, json_line({"pid": os.getpid(), "first_block": producer.first_block,
-                                 "cycle": producer.cycle,
-                                 "pulse_interval": producer.pulse_interval}))
+                                "cycle": producer.cycle,
+                                "pulse_interval": producer.pulse_interval}))
     producer.run(stop)
 
 

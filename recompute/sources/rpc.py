@@ -163,7 +163,7 @@ class RpcClient:
         with self._count:
             self.calls += 1
         body = json_line({"jsonrpc": "2.0", "method": method, "params": params,
-                           "id": next(_ids)}).encode()
+                          "id": next(_ids)}).encode()
         with AnswerShare(self.timeout) as share:
             status, raw = self._exchange(body, method, share)
             http_error = status >= 400 and not raw.lstrip().startswith(b"{")
@@ -216,7 +216,7 @@ class RpcClient:
             return [self._one(method, params) for method, params in calls]
         ids = [next(_ids) for _ in calls]
         body = json_line([{"jsonrpc": "2.0", "method": method, "params": params, "id": i}
-                           for (method, params), i in zip(calls, ids, strict=True)]).encode()
+                          for (method, params), i in zip(calls, ids, strict=True)]).encode()
         with self._count:
             self.calls += 1
         what = f"a batch of {len(calls)} calls ({calls[0][0]}, ...)"
