@@ -75,7 +75,7 @@ from recompute.devnet.anvil import Anvil  # noqa: E402
 from recompute.devnet.contracts import connect, deploy  # noqa: E402
 from recompute.evaluator.job import Job, step, step_many  # noqa: E402
 from recompute.layout import load_layout  # noqa: E402
-from recompute.recipes.framework import get_recipe  # noqa: E402
+from recompute.recipes.registry import get_recipe  # noqa: E402
 from recompute.sources.live import LiveSource  # noqa: E402
 
 ENVELOPE = "0x48e972a25a6ecc83b0dd9c2943b63155ec899b53e10c1f1eb34ebc1d57bcb041"

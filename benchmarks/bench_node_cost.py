@@ -21,7 +21,7 @@ JSON-RPC batches as batches) between each client and anvil. Measured, each in tu
       do without);
   (f) a view-calling bot on the same checks over the quiet blocks: per block the header by
       number, then one ``eth_call`` per check (the first view function its recipe names,
-      recompute.recipes.framework.ViewCheck), one HTTP request each, as a bot that trusts the
+      recompute.recipes.plan.ViewCheck), one HTTP request each, as a bot that trusts the
       node's view functions does.
 
 The node's CPU is anvil's process's (utime + stime from /proc/<pid>/stat) over each run,

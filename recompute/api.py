@@ -33,7 +33,10 @@ from recompute.evaluator import job as _job
 from recompute.evaluator.job import Job
 from recompute.evaluator.runner import prove_paths
 from recompute.layout import Layout, ReadResult, load_layout
-from recompute.recipes.framework import Param, Params, Recipe, get_recipe, load_recipes
+from recompute.recipes.base import Recipe
+from recompute.recipes.params import Param
+from recompute.recipes.plan import Params
+from recompute.recipes.registry import get_recipe, load_recipes
 from recompute.sources.live import LiveSource
 from recompute.vectors import Result as VectorResult
 from recompute.vectors import verify_file

@@ -16,29 +16,16 @@ from recompute.core.errors import ArgumentError
 from recompute.core.hexdata import as_data, as_uint256
 from recompute.core.keccak import keccak256
 from recompute.layout import slots as _slots
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    TABLE,
-    TEXT,
-    Clock,
-    Derivation,
-    Logs,
-    Output,
-    Param,
-    Reads,
-    ReceiptsAt,
-    Recipe,
-    Slots,
-    ViewCheck,
-    enum,
-    register,
-)
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT, TABLE, TEXT, Output, enum
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Logs, Reads, ReceiptsAt, Slots, ViewCheck
+from recompute.recipes.registry import register
 
-__all__ = ["BOOL", "HEX", "INT", "TABLE", "TEXT", "Clock", "Derivation", "Logs", "Output",
-           "Param", "ReceiptsAt", "Reads", "Recipe", "Slots", "ViewCheck", "array_element_slot",
-           "enum", "keccak256", "mapping_slot", "register", "struct_member_slot"]
+__all__ = ["BOOL", "HEX", "INT", "TABLE", "TEXT", "BlockClock", "Derivation", "Logs",
+           "Output", "Param", "ReceiptsAt", "Reads", "Recipe", "Slots", "ViewCheck",
+           "array_element_slot", "enum", "keccak256", "mapping_slot", "register",
+           "struct_member_slot"]
 
 
 def mapping_slot(key: int | str | bytes, slot: int | str, *, unpadded: bool = False) -> int:

@@ -25,7 +25,7 @@ from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, load_artifact
 from recompute.evaluator.job import Job, step_many
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from recompute.vectors.mistakes import mistakes_of
 

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from recompute.cli.audit_files import ReportFiles, csv_option, html_option
 from recompute.cli.report import say
 from recompute.core.anchor import AnchoredBlock, anchor_block
 from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.jsontext import json_document
 from recompute.core.verdict import EXIT_UNVERIFIABLE, Verdict
 from recompute.watch.audit_page import AuditFacts
 from recompute.watch.auditor import Summary
@@ -224,7 +224,7 @@ def report_command(store_path: str, as_json: bool, html_path: str | None,
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        click.echo(json_document(report))
     else:
         for row in rows:
             say(row)

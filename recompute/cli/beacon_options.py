@@ -10,7 +10,6 @@ by :func:`given_light_client_options`), and the anchoring reads them from there
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from recompute.core.boundedjson import load_file
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import UsageError
 from recompute.core.hexdata import parse_block, parse_hash
+from recompute.core.jsontext import json_line
 
 if TYPE_CHECKING:
     from recompute.core.anchor import AnchoredBlock
@@ -179,7 +179,7 @@ def save_store(request: LightClientRequest, store: LightClientStore) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # a reader sees the old store or the new one, whole; --lc-store names the path (a link
     # given there is written through, docs/watch.md §Files recompute writes)
-    write_whole(path, json.dumps(store_to_json(store, request.trusted_root)), named=True)
+    write_whole(path, json_line(store_to_json(store, request.trusted_root)), named=True)
 
 
 class LightClientSession:

@@ -13,7 +13,7 @@ from click.shell_completion import CompletionItem
 
 def complete_recipe(ctx: click.Context, param: click.Parameter,
                     incomplete: str) -> list[CompletionItem]:
-    from recompute.recipes.framework import load_recipes
+    from recompute.recipes.registry import load_recipes
 
     try:
         recipes = load_recipes()

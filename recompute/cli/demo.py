@@ -30,7 +30,7 @@ from recompute.evaluator.job import step
 from recompute.layout import load_layout, read_all
 from recompute.lightclient import DEVNET
 from recompute.lightclient.anchor import by_light_client
-from recompute.recipes.framework import load_recipes
+from recompute.recipes.registry import load_recipes
 from recompute.sources.beacon import BeaconClient, sync_light_client
 from recompute.sources.fixture_node import FixtureNode
 from recompute.sources.live import LiveSource
@@ -99,7 +99,7 @@ def run_devnet_part(manifest: dict[str, Any], echo: Callable[[str], None]) -> in
     amm = manifest["amm"]["subjects"]
     example, pulser = amm["example"]["address"], amm["pulser"]["address"]
     liar_subject = amm["lying-example"]["address"]
-    echo("Agent Meditation registry (seed 000): the worked example, then status from storage")
+    echo("Agent Meditation registry (AMM): the worked example, then status from storage")
     demo.read("amm.after-cycle-1", "AgentMeditationRegistry", "amm-registry",
               [f"heads[{example}].stateVersion", f"heads[{example}].root",
                f"stateRoots[{example}][1]"], "head of the worked example")
@@ -115,10 +115,10 @@ def run_devnet_part(manifest: dict[str, Any], echo: Callable[[str], None]) -> in
                "block": manifest["moments"]["amm.false-restore"]["number"]},
               "restore claim the lying registry accepted", layout="amm-registry-lying")
     if "8312/aggregate-budget" in demo.recipes and manifest.get("meters"):
-        echo("\nERC-8312 meters (seed 003): cap conservation from proven storage and events")
+        echo("\nERC-8312 meters: cap conservation from proven storage and events")
         _meter_steps(demo, manifest)
     if "sai/roster" in demo.recipes and manifest.get("swarm"):
-        echo("\nERC-8447 swarms (seed 004): roster conditions from the proven ledger")
+        echo("\nERC-8447 swarms: roster conditions from the proven ledger")
         _swarm_steps(demo, manifest)
     return demo.findings
 

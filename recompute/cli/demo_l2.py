@@ -14,7 +14,7 @@ from recompute.core.errors import Unverifiable
 from recompute.evaluator.job import step
 from recompute.l2.anchor import OpStackRequest, by_output_root
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 
 MOMENTS = ("l2.final-bad", "l2.in-delay", "l2.challenger-wins", "l2.lying-node")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from datetime import UTC, datetime
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 from recompute.cli import cli
+from recompute.core.jsontext import json_document
 from recompute.devnet.l2_lifecycle import check_resumable, extension
 from recompute.devnet.lifecycle import (
     DEFAULT_PORT,
@@ -190,7 +190,7 @@ def devnet_up(port: int | None, state_dir: Path, fresh: bool, as_json: bool, liv
                    f"({DEFAULT_PORT} was in use or the stopped devnet had this port): use that "
                    "URL in the commands", err=True)
     if as_json:
-        click.echo(json.dumps(manifest, indent=2, sort_keys=True))
+        click.echo(json_document(manifest, sort_keys=True))
     else:
         for line in _summary(manifest):
             click.echo(line)

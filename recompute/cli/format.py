@@ -4,12 +4,12 @@ tables, never a Python repr. ``--json`` output does not come through here (it is
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from recompute.core.hexdata import eip55
+from recompute.core.jsontext import json_text, shown_json
 from recompute.core.outside_text import visible
 from recompute.layout.types import DynamicArrayType, StaticArrayType, StructType
 
@@ -56,7 +56,7 @@ def plain(value: object) -> str:
     if isinstance(value, dict):  # a table keyed by ERC-8447 reserved roles: by their names
         return "{" + ", ".join(f"{_role_name(str(k)) or visible(str(k))}: {plain(v)}"
                                for k, v in value.items()) + "}"
-    return visible(json.dumps(value, default=str))
+    return visible(shown_json(value))
 
 
 def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
@@ -71,7 +71,7 @@ def _leaf(t: TypeInfo, value: object, layout: Layout) -> str:
     if kind == "string":
         if isinstance(value, dict):  # {"hex": ..., "invalid_utf8": true}
             return f"{value.get('hex')} (not UTF-8)"
-        return visible(json.dumps(value, ensure_ascii=False))
+        return visible(json_text(value, ascii=False))
     return visible(value)  # numbers (already decimal text), 0x-hex bytes
 
 

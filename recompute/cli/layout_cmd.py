@@ -11,7 +11,6 @@ LAYOUT is a bundled name (``layouts/<name>.json``) or a descriptor file.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from recompute.cli import cli
 from recompute.cli.complete import complete_layout
 from recompute.cli.report import say
 from recompute.core.errors import UsageError
+from recompute.core.jsontext import json_document
 from recompute.disk.whole_file import write_whole
 from recompute.layout import Layout, import_layout, load_layout, resolve, verified_source
 from recompute.layout.resolve import hex32, show
@@ -112,8 +112,8 @@ def show_cmd(layout_name: str, depth: int, as_json: bool) -> None:
             row["members"] = _members(layout, t, v.slot, depth)
         rows.append(row)
     if as_json:
-        click.echo(json.dumps({"contract": layout.contract, "compiler": layout.compiler,
-                               "variables": rows}, indent=2))
+        click.echo(json_document({"contract": layout.contract, "compiler": layout.compiler,
+                                  "variables": rows}))
         return
     say(f"{layout.contract}  (compiler {layout.compiler or 'unknown'})")
     flat: list[tuple[str, str, str, str, str]] = []
@@ -172,7 +172,7 @@ def slot_cmd(layout_name: str, path: str, as_json: bool) -> None:
     layout = load_layout(layout_name)
     loc = resolve(layout, path)
     if as_json:
-        click.echo(json.dumps(loc.to_json(), indent=2, ensure_ascii=False))
+        click.echo(json_document(loc.to_json(), ascii=False))
         return
     say(f"path    {loc.path}")
     say(f"type    {loc.type_label}")

@@ -6,7 +6,6 @@ reason when not (docs/lightclient.md), 64 for a usage error.
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -16,6 +15,7 @@ from recompute.cli.beacon_options import LightClientSession, beacon_options, lig
 from recompute.cli.clock_options import clock_options, current_clock
 from recompute.cli.flags import cli_detail
 from recompute.core.errors import Unverifiable, UsageError
+from recompute.core.jsontext import json_document
 from recompute.core.verdict import EXIT_GOOD, EXIT_UNVERIFIABLE
 from recompute.lightclient import ExecutionHeader
 
@@ -65,8 +65,8 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
         finalized, optimistic = store.finalized_execution(), store.optimistic_execution()
     except Unverifiable as exc:
         if as_json:
-            click.echo(json.dumps({"synced": False, "reason": exc.reason,
-                                   "detail": cli_detail(exc)}, indent=2))
+            click.echo(json_document({"synced": False, "reason": exc.reason,
+                                      "detail": cli_detail(exc)}))
         else:
             click.echo(f"UNVERIFIABLE ({exc.reason}): {cli_detail(exc)}")
         sys.exit(EXIT_UNVERIFIABLE)
@@ -93,7 +93,7 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     if stale is not None:
         summary.update(reason=stale.reason, detail=cli_detail(stale))
     if as_json:
-        click.echo(json.dumps(summary, indent=2))
+        click.echo(json_document(summary))
     else:
         if stale is not None:
             click.echo(f"NOT SYNCED ({stale.reason}): {cli_detail(stale)}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -16,11 +15,13 @@ from recompute.cli.options import Chain, chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_address
+from recompute.core.jsontext import json_document
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.evaluator.job import step
 from recompute.evaluator.reference import reference_step
 from recompute.layout import Layout, load_layout
-from recompute.recipes.framework import Recipe, get_recipe, load_recipes
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe, load_recipes
 
 RECIPES_OPTION = click.option(
     "--recipes", "recipe_paths", multiple=True, metavar="PATH",
@@ -40,8 +41,8 @@ def recipes_command(name_filter: str | None, as_json: bool, recipe_paths: tuple[
         raise UsageError(f"no recipe name contains {name_filter!r}; `recompute recipes` lists "
                          "them all")
     if as_json:
-        click.echo(json.dumps({"recipes": [_recipe_json(r) for r in recipes.values()]},
-                              indent=2, ensure_ascii=False))
+        click.echo(json_document({"recipes": [_recipe_json(r) for r in recipes.values()]},
+                                 ascii=False))
         return
     for name, recipe in recipes.items():
         click.echo(f"{name}  {recipe.help}")

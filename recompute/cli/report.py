@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.clock import span
+from recompute.core.jsontext import json_document
 from recompute.core.outcome import Outcome
 from recompute.core.outside_text import visible
 from recompute.core.verdict import REASONS, Verdict
@@ -17,7 +17,7 @@ from recompute.core.verdict import REASONS, Verdict
 def emit(outcome: Outcome, as_json: bool, human_lines: list[str] | None = None) -> int:
     """Print the outcome (stdout) and return its exit code."""
     if as_json:
-        click.echo(json.dumps(outcome.to_json(), indent=2))
+        click.echo(json_document(outcome.to_json()))
         return outcome.verdict.exit_code
     head = f"{outcome.verdict.value} ({outcome.reason})"
     if outcome.detail:

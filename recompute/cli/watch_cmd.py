@@ -48,7 +48,7 @@ from recompute.lightclient.anchor import (
     check_latest,
     payload_header,
 )
-from recompute.recipes.framework import named_recipe_paths
+from recompute.recipes.registry import named_recipe_paths
 from recompute.sources.cache import SharedSource
 from recompute.watch.alerts import AlertSender, Hooks
 from recompute.watch.audit_page import AuditFacts

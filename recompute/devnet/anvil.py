@@ -25,6 +25,7 @@ from typing import Any
 
 from recompute.core import executables
 from recompute.core.errors import UsageError
+from recompute.core.jsontext import json_line
 from recompute.disk.whole_file import open_log
 
 # The devnet's accounts: anvil's well-known test mnemonic, so addresses are deterministic.
@@ -87,7 +88,7 @@ def free_port() -> int:
 def rpc_call(url: str, method: str, params: list[Any] | None = None,
              timeout: float = 10.0) -> Any:
     """One JSON-RPC call over plain HTTP; for driving a devnet, not for verified reads."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []})
+    body = json_line({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []})
     request = urllib.request.Request(
         url, data=body.encode(), headers={"Content-Type": "application/json"}
     )

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from recompute.core.jsontext import json_line
 from recompute.lightclient import bls
 from recompute.lightclient.params import DEVNET, Network
 from recompute.lightclient.proofs import sync_committee_signing_root
@@ -70,7 +71,7 @@ class _Handler(BaseHTTPRequestHandler):
         tamper = server.beacon.tamper
         if tamper is not None and status == 200:
             document = tamper(route, copy.deepcopy(document))
-        body = document if isinstance(document, bytes) else json.dumps(document).encode()
+        body = document if isinstance(document, bytes) else json_line(document).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -186,10 +187,9 @@ class FixtureBeaconServer(_BeaconHTTP):
         folder = Path(folder)
         self.network = network
         self.tamper = tamper
-        self._bootstrap = json.loads((folder / "bootstrap.json").read_text())
-        self._updates = json.loads((folder / "updates.json").read_text())
-        self._finality = json.loads((folder / "finality.json").read_text())
-        self._optimistic = json.loads((folder / "optimistic.json").read_text())
+        self._bootstrap, self._updates, self._finality, self._optimistic = (
+            json.loads((folder / f"{name}.json").read_text())
+            for name in ("bootstrap", "updates", "finality", "optimistic"))
         beacon = self._bootstrap["data"]["header"]["beacon"]
         self._bootstrap_root = "0x" + hash_tree_root(BeaconBlockHeader(
             slot=int(beacon["slot"]), proposer_index=int(beacon["proposer_index"]),

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import signal
 import threading
@@ -33,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import json_line
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.beacon import DevnetBeaconServer
 from recompute.disk.whole_file import write_whole
@@ -71,9 +71,9 @@ def serve(rpc: str, out: Path, poll: float = 0.5, stop: threading.Event | None =
         server.start(prefer_port)
     except OSError:  # taken: any free port (the manifest and the summary say which)
         server.start()
-    write_whole(out, json.dumps({"url": server.url,
-                                 "trusted_root": "0x" + server.trusted_block_root.hex(),
-                                 **described}))
+    write_whole(out, json_line({"url": server.url,
+                                "trusted_root": "0x" + server.trusted_block_root.hex(),
+                                **described}))
     try:
         while not stop.wait(poll):
             if withhold is not None and withhold.is_set():

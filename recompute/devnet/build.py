@@ -16,7 +16,7 @@ from recompute.devnet.contracts import connect
 from recompute.devnet.driver import Driver
 from recompute.devnet.moments import describe
 
-# Before the AMM seed's worked example (its cycle runs at 1762651000..), so the example's
+# Before the AMM specification's worked example (its cycle runs at 1762651000..), so the example's
 # exact timestamps can be used: 2025-11-08T11:06:40Z.
 DEVNET_GENESIS_TIMESTAMP = 1762600000
 

@@ -1,11 +1,11 @@
-"""The devnet's scripted history for the Agent Meditation registry (AMM seed).
+"""The devnet's scripted history for the Agent Meditation registry (the AMM specification).
 
 One honest :class:`AgentMeditationRegistry` and one :class:`LyingMeditationRegistry` are
 deployed and driven through a fixed script, so that every verifier recipe of the AMM area
 has real storage and real proofs to run against. The cast (anvil's dev accounts):
 
 ==========  ======================================================================
-accounts[1] ``example``: the seed's worked example (AMM §Test Cases), no controller; later
+accounts[1] ``example``: the specification's worked example (AMM §Test Cases), no controller; later
             silent and fresh, then a rollback with ``restoresVersion`` 1.
 accounts[2] ``controlled``: enrolled with a controller (accounts[3], all three rights) and
             three operators, one per permission (accounts[4] PERM_REPORT, accounts[5]
@@ -21,7 +21,7 @@ accounts[1] ``lying-example`` on the lying registry: the worked example again, t
 ==========  ======================================================================
 
 The AMM history runs first on the devnet (genesis 1762600000), so the worked example keeps
-the seed's absolute timepoints (reportedStartedAt 1762653600, reportedEndedAt 1762654500).
+the specification's absolute timepoints (reportedStartedAt 1762653600, reportedEndedAt 1762654500).
 Every timestamp below is a constant: the same script gives the same block hashes.
 
 Named moments (``amm.*``) mark the blocks at which a state holds; where a state depends only
@@ -33,12 +33,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import rfc8785
 from eth_abi.abi import encode
 from eth_hash.auto import keccak
 from web3.contract import Contract
 from web3.types import TxReceipt
 
+from recompute.core.jsontext import jcs
 from recompute.devnet.driver import Driver, HistoryError
 
 # AMM §Policy and floor: a ``Policy`` tuple; AMM §Cycle records: a ``CycleReport`` tuple
@@ -107,7 +107,7 @@ EXAMPLE_ENDED_AT = 1762654500
 EXAMPLE_NEXT_PLANNED_AT = 1762740000
 
 # ---------------------------------------------------------------- the script's timepoints
-# The seed gives neither the enrolment time nor the block that records the example cycle
+# The specification gives neither the enrolment time nor the block that records the example cycle
 # (AMM §Test Cases); they are chosen before the cycle's start (so policy version 1 governs
 # it) and after its end.
 T_ENROLL_EXAMPLE = 1762650000
@@ -165,7 +165,7 @@ def state_root(commitments: Sequence[bytes]) -> bytes:
 
 def document_commitment(document: Mapping[str, str | int]) -> bytes:
     """AMM §Commitment format: the commitment to an off-chain document, keccak256(JCS(d))."""
-    return keccak(rfc8785.dumps(document))
+    return keccak(jcs(document))
 
 
 def devnet_layer(subject: str, layer: int, revision: int) -> bytes:
@@ -433,7 +433,7 @@ def _version(subject: dict[str, Any], version: int, commitments: Sequence[bytes]
     """Record state version ``version`` (its four commitments and root) in the manifest."""
     computed = state_root(commitments)
     if root is not None and computed != root:
-        raise HistoryError(f"state root of version {version} is not the seed's")
+        raise HistoryError(f"state root of version {version} is not the specification's")
     subject["state_versions"][str(version)] = {
         "root": hx(computed), "commitments": [hx(c) for c in commitments]}
 

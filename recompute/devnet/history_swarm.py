@@ -15,10 +15,10 @@ able to read (ERC-8447 §5 lifecycle, §6 membership, §7.2 advancing, §9.1 ame
                 and ``enforceRoster`` suspends the swarm; a true challenge reinstates the worker
                 and anyone resumes (§5.2 ROSTER_LOST); a third worker is expelled after the
                 ineligible grace (one expel inside the grace reverts on chain).
-``tender``      the seed's tender flow (§1 illustrative flows): an OPEN bidding phase, a SELECT
-                advance into a CLOSED execution phase carrying the coordinator and two bidders
-                as workers (the other bidders, a suspended bidder and a pending candidate are
-                lazily NOT_CARRIED, §7.2), a worker's eligibility lapses and it is challenged,
+``tender``      the specification's tender flow (§1 illustrative flows): an OPEN bidding phase, a
+                SELECT advance into a CLOSED execution phase carrying the coordinator and two
+                bidders as workers (the other bidders, a suspended bidder and a pending candidate
+                are lazily NOT_CARRIED, §7.2), a worker's eligibility lapses and it is challenged,
                 and a NOT_CARRIED bidder is substituted into the CLOSED phase (§6.3).
 ``pipeline``    an INHERIT advance (§7.2) keeping an active, a suspended member and a pending
                 candidate, who is then admitted in the second phase.
@@ -45,7 +45,7 @@ from recompute.devnet.driver import Driver, HistoryError, Sendable
 
 SECTION = "swarm"
 
-# ---------------------------------------------------------------- seed enums (ERC-8447)
+# ---------------------------------------------------------------- specification enums (ERC-8447)
 # §3.1
 OPEN, GATED, CLOSED = 0, 1, 2
 RECRUIT, INHERIT, SELECT = 0, 1, 2
@@ -362,8 +362,8 @@ class SwarmHistory:
         self.member("tender", a[4], "worker", 1)
         self.member("tender", a[5], "worker", 1)
         self.moment("select-advanced", "tender", 1)
-        # the seed's flow (§1): a worker's eligibility lapses, anyone challenges it, the ADMIT
-        # authority substitutes the third bidder (lazily NOT_CARRIED, so without a live seat)
+        # the specification's flow (§1): a worker's eligibility lapses, anyone challenges it, the
+        # ADMIT authority substitutes the third bidder (lazily NOT_CARRIED, so without a live seat)
         # into the CLOSED phase (§6.3: completion is exempt from the boundary)
         self.tx(allow.setAllowed(a[5], False), self.initiator)
         receipt = self.tx(f.challenge(sid, a[5]), a[9], gas=CHALLENGE_GAS)

@@ -38,10 +38,10 @@ import hashlib
 import json
 from typing import Any
 
-import rfc8785
 from eth_hash.auto import keccak
 from web3.logs import DISCARD
 
+from recompute.core.jsontext import jcs
 from recompute.data import PACKS
 from recompute.devnet.driver import Driver, HistoryError
 from recompute.devnet.history_amm import (
@@ -171,7 +171,7 @@ CHARTER_PACK = PACKS / "pack-objective-differs.json"
 
 def _sha256_jcs(value: Any) -> bytes:  # a JSON document (a charter pack's)
     """ERC-8447 §4.1: SHA-256 of the RFC 8785 canonical form."""
-    return hashlib.sha256(rfc8785.dumps(value)).digest()
+    return hashlib.sha256(jcs(value)).digest()
 
 
 def _objective_differs(driver: Driver) -> dict[str, Any]:

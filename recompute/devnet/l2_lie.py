@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import json_line
 from recompute.disk.whole_file import write_whole
 
 MAX_REQUEST_BYTES = 1 << 20
@@ -75,12 +76,12 @@ def server(upstream: str, address: str) -> ThreadingHTTPServer:
                 self.send_error(502)
                 return
             if isinstance(calls, list) and isinstance(replies, list):
-                by_id = {json.dumps(c.get("id")): c for c in calls if isinstance(c, dict)}
-                replies = [lie(by_id.get(json.dumps(r.get("id")), {}), r, address)
+                by_id = {json_line(c.get("id")): c for c in calls if isinstance(c, dict)}
+                replies = [lie(by_id.get(json_line(r.get("id")), {}), r, address)
                            if isinstance(r, dict) else r for r in replies]
             elif isinstance(calls, dict) and isinstance(replies, dict):
                 replies = lie(calls, replies, address)
-            data = json.dumps(replies).encode()
+            data = json_line(replies).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -106,8 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    write_whole(args.out, json.dumps({"url": url, "pid": os.getpid(),
-                                      "address": args.address.lower()}))
+    write_whole(args.out, json_line({"url": url, "pid": os.getpid(),
+                                     "address": args.address.lower()}))
     stop.wait()
     httpd.shutdown()
 

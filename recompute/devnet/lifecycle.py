@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from recompute.core.boundedjson import load_file, read_limited
 from recompute.core.errors import RecomputeError, UsageError
+from recompute.core.jsontext import json_document
 from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
 from recompute.devnet import registry
 from recompute.devnet.anvil import Anvil
@@ -252,7 +253,7 @@ def start_detached(node: Anvil, state_dir: Path, name: str, preferred: bool) -> 
 
 def _write_manifest(state_dir: Path, manifest: dict[str, Any]) -> None:
     path = state_dir / "manifest.json"
-    write_whole(path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    write_whole(path, json_document(manifest, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)
@@ -318,8 +319,8 @@ def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict[str
     clock = {}
     if live is not None:
         network_file = state_dir / "network.json"
-        write_whole(network_file, json.dumps(_network_json(
-            served["genesis_time"], served["seconds_per_slot"]), indent=2) + "\n")
+        write_whole(network_file, json_document(_network_json(
+            served["genesis_time"], served["seconds_per_slot"])) + "\n")
         clock = {"genesis_time": served["genesis_time"],
                  "seconds_per_slot": served["seconds_per_slot"],
                  "network_file": str(network_file.resolve()),

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from eth_typing import HexStr
 
+from recompute.core.jsontext import json_line
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, load_artifact
 from recompute.disk.whole_file import write_whole
@@ -123,7 +124,7 @@ class Producer:
         return head
 
     def _emit(self, **event: object) -> None:
-        self.log.write(json.dumps({"time": round(time.time(), 3), **event}) + "\n")
+        self.log.write(json_line({"time": round(time.time(), 3), **event}) + "\n")
         self.log.flush()
 
     def _next_timestamp(self, parent_ts: int, at: int | None = None) -> int:
@@ -284,9 +285,9 @@ def main(argv: list[str] | None = None) -> None:
             producer._emit(error=f"{type(exc).__name__}: {str(exc)[:200]}")
             stop.wait(0.5)
     out = args.state_dir / "live.json"
-    write_whole(out, json.dumps({"pid": os.getpid(), "first_block": producer.first_block,
-                                 "cycle": producer.cycle,
-                                 "pulse_interval": producer.pulse_interval}))
+    write_whole(out, json_line({"pid": os.getpid(), "first_block": producer.first_block,
+                                "cycle": producer.cycle,
+                                "pulse_interval": producer.pulse_interval}))
     producer.run(stop)
 
 

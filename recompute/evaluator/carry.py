@@ -44,7 +44,7 @@ from recompute.evaluator.kept_plans import Inputs, KeptPlan
 from recompute.evaluator.runner import Runner, prove_contract, prove_paths, read_entries
 from recompute.evaluator.values import Decoded, JSONValue
 from recompute.layout import Layout
-from recompute.recipes.framework import Derivation
+from recompute.recipes.plan import Derivation
 
 V = TypeVar("V")
 PathsKey = str | tuple[str, ...]  # the paths a check asked: one path alone, or all in order

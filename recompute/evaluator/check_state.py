@@ -11,12 +11,12 @@ from recompute.evaluator.carry import RoundsKept
 from recompute.evaluator.job_record import Job
 from recompute.evaluator.kept_plans import KeptPlan
 from recompute.evaluator.runner import Runner
-from recompute.recipes.framework import Derivation, Request
+from recompute.recipes.plan import Derivation, Request
 
 
 class DrivenPlan(Protocol):
     """What ``step_many`` drives round by round: a recipe's plan generator
-    (recompute.recipes.framework.Plan) or a :class:`~recompute.evaluator.kept_plans.KeptPlan`.
+    (recompute.recipes.plan.Plan) or a :class:`~recompute.evaluator.kept_plans.KeptPlan`.
     ``send`` hands it the last round's answer (None first) and returns its next request; it
     ends with StopIteration carrying the Derivation, or with the recipe's own exception."""
 

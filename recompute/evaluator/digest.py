@@ -2,13 +2,13 @@
 ``logs`` and ``derived`` (docs/watch.md §Output: the digest ``step --json`` reports for the same
 block, so a watch line can be re-checked by a step).
 
-The text hashed is exactly ``json.dumps({"block": …, "derived": …, "logs": …, "reads": …},
-sort_keys=True)``. A watch hashes it for every check at every block, and most of it does not
-change between them: the block's part is the same for every check of a block, and a read
-carried from the block below is the same entry, block after block. So the text is put together
-from the parts' own canonical texts (the same bytes: a sorted-keys dump of a dict is its keys'
-dumps in order, joined as ``json.dumps`` joins them), a block's text computed once per block
-and a read's once per :class:`ReadEntry`.
+The text hashed is exactly ``canonical_json({"block": …, "derived": …, "logs": …,
+"reads": …})`` (:mod:`recompute.core.jsontext`; docs/watch.md §Evidence digest). A watch hashes
+it for every check at every block, and most of it does not change between them: the block's
+part is the same for every check of a block, and a read carried from the block below is the
+same entry, block after block. So the text is put together from the parts' own canonical texts
+(the same bytes: a sorted-keys text of a dict is its keys' texts in order, joined with the same
+separators), a block's text computed once per block and a read's once per :class:`ReadEntry`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, cast
 
-from recompute.core.jsontext import encoder
+from recompute.core.jsontext import canonical_json
 
 
 class ReadEntry(dict[str, Any]):
@@ -31,7 +31,7 @@ class ReadEntry(dict[str, Any]):
         try:
             return self._text
         except AttributeError:
-            self._text: str = canonical(self)
+            self._text: str = canonical_json(self)
             return self._text
 
 
@@ -51,20 +51,12 @@ class ReadGroup(list[ReadEntry]):
 
 
 def _entry_text(entry: dict[str, Any]) -> str:
-    return entry.text() if isinstance(entry, ReadEntry) else canonical(entry)
-
-
-_CANONICAL = encoder(sort_keys=True)  # json.dumps(…, sort_keys=True), built once
-
-
-def canonical(value: Any) -> str:
-    """The canonical JSON text the digest hashes (sorted keys, ``json.dumps``' separators)."""
-    return _CANONICAL(value)
+    return entry.text() if isinstance(entry, ReadEntry) else canonical_json(entry)
 
 
 def evidence_digest(block_text: str, reads: list[dict[str, Any]], logs: list[dict[str, Any]],
                     derived: dict[str, Any], groups: list[ReadGroup] | None = None) -> str:
-    """sha256 hex of ``canonical({"block": …, "derived": …, "logs": …, "reads": …})``, the
+    """sha256 hex of ``canonical_json({"block": …, "derived": …, "logs": …, "reads": …})``, the
     block's part given as its canonical text. ``groups``: the lists ``reads`` was made of, in
     order; their kept texts are used only if they account for every entry of ``reads`` (a
     list only ever extended: then it is exactly their concatenation)."""
@@ -75,6 +67,6 @@ def evidence_digest(block_text: str, reads: list[dict[str, Any]], logs: list[dic
             parts = ", ".join([e.text() for e in cast(list[ReadEntry], reads)])
         except AttributeError:  # a plain dict among them (a recipe's own trace entry)
             parts = ", ".join([_entry_text(e) for e in reads])
-    text = (f'{{"block": {block_text}, "derived": {canonical(derived)}, '
-            f'"logs": {canonical(logs) if logs else "[]"}, "reads": [{parts}]}}')
+    text = (f'{{"block": {block_text}, "derived": {canonical_json(derived)}, '
+            f'"logs": {canonical_json(logs) if logs else "[]"}, "reads": [{parts}]}}')
     return hashlib.sha256(text.encode()).hexdigest()

@@ -10,18 +10,20 @@ their outcomes here alike.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol, cast
 
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import OptionError, Unverifiable
+from recompute.core.jsontext import canonical_json, json_line
 from recompute.core.keccak import EMPTY_CODE_HASH, keccak256
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProofStats, ProvenAccount
 from recompute.core.verdict import Verdict
-from recompute.evaluator.digest import ReadGroup, canonical, evidence_digest
+from recompute.evaluator.digest import ReadGroup, evidence_digest
 from recompute.evaluator.job_record import Job, normalise
-from recompute.recipes.framework import Derivation, Params, Recipe, parse_int_text
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import parse_int_text
+from recompute.recipes.plan import Derivation, Params
 
 
 class Trace:
@@ -51,7 +53,7 @@ class BlockParts:
 
     def __init__(self, block: AnchoredBlock):
         self.evidence = block_evidence(block)
-        self.block_text = canonical(self.evidence["block"])
+        self.block_text = canonical_json(self.evidence["block"])
 
 
 def subject_account(block: AnchoredBlock, address: bytes,
@@ -142,7 +144,7 @@ def _found(derivation: Derivation) -> str:
 
 
 def _json_text(value: object) -> str:
-    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
+    return value if isinstance(value, str) else json_line(value)
 
 
 def expectation_holds(value: object, text: str) -> bool:

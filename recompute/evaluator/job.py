@@ -7,7 +7,7 @@ one ``eth_getProof`` per contract per round, so N checks cost about as many roun
 Every answer a plan is handed is proven against the pinned block's header (or an ancestor tied
 to it by parentHash links) by :mod:`recompute.evaluator.runner`, or stands in for such a proof
 under one of the rules of :mod:`recompute.evaluator.carry` (a storageRoot this block's own
-account proof shows). The plan's :class:`~recompute.recipes.framework.Derivation` and an
+account proof shows). The plan's :class:`~recompute.recipes.plan.Derivation` and an
 optional expectation then decide the verdict (:mod:`recompute.evaluator.evidence`);
 ``--compare-views`` only adds findings.
 """
@@ -33,7 +33,8 @@ from recompute.evaluator.job_record import Job
 from recompute.evaluator.kept_plans import KeptPlan, keeps
 from recompute.evaluator.runner import Runner, prove_contract
 from recompute.layout import Layout
-from recompute.recipes.framework import Clock, Params, Reads, Recipe, Request, Slots
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import BlockClock, Params, Reads, Request, Slots
 
 __all__ = ["Job", "step", "step_many"]  # Job: for those who import it from here
 
@@ -58,7 +59,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     the jobs a kept plan answers whole are answered (carry.carried_whole); each round, every
     going job's plan is handed its answer and makes its next request; after them, each kept
     plan remembers whether it was answered whole (carry.remember)."""
-    clock = Clock(block.number, block.timestamp)
+    clock = BlockClock(block.number, block.timestamp)
     carry = Carry(block)
     checks = [_check(block, job, clock) for job in jobs]
     going: list[CheckState] = []
@@ -78,7 +79,7 @@ def step_many(block: AnchoredBlock, jobs: list[Job]) -> list[Outcome | Exception
     return _outcomes(block, checks)
 
 
-def _check(block: AnchoredBlock, job: Job, clock: Clock) -> CheckState:
+def _check(block: AnchoredBlock, job: Job, clock: BlockClock) -> CheckState:
     """The job's record at this block, with its plan: a SplitRecipe's through the job's kept
     rounds (recompute.evaluator.kept_plans: handed the kept values themselves, it copies what
     it hands the recipe), any other recipe's generator."""

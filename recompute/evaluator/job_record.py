@@ -7,13 +7,14 @@ that none of them imports another only for a type.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from recompute.core.jsontext import canonical_json
 from recompute.evaluator.kept_plans import PlanMemo
 from recompute.layout import Layout
-from recompute.recipes.framework import Params, Recipe
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import Params
 
 
 def normalise(value: object) -> str:
@@ -26,7 +27,7 @@ def normalise(value: object) -> str:
         return str(value)
     if isinstance(value, str):
         return value.lower() if value.startswith("0x") else value
-    return json.dumps(value, sort_keys=True)
+    return canonical_json(value)
 
 
 

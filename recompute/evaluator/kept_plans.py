@@ -1,6 +1,6 @@
 """A split recipe's read plan kept per check across blocks.
 
-A :class:`~recompute.recipes.framework.SplitRecipe`'s reads make their requests from the
+A :class:`~recompute.recipes.base.SplitRecipe`'s reads make their requests from the
 parameters and the values read alone (no clock), so a check whose values at this block are
 the ones it was handed at an earlier block makes the same requests again and ends with the same
 inputs. A watch evaluates the same check at every block, and most blocks change nothing it
@@ -43,7 +43,8 @@ from typing import Any
 
 from recompute.core.errors import UsageError
 from recompute.evaluator.copies import Copier, copier, frozen
-from recompute.recipes.framework import Clock, Derivation, Params, Reads, Request, SplitRecipe
+from recompute.recipes.base import SplitRecipe
+from recompute.recipes.plan import BlockClock, Derivation, Params, Reads, Request
 
 MOST_ANSWERS = 8  # different answers kept per round: a value that keeps changing is re-planned
 
@@ -122,7 +123,7 @@ class KeptPlan:
 
     __slots__ = ("recipe", "params", "clock", "memo", "at", "trail", "live", "sends", "leaf")
 
-    def __init__(self, recipe: SplitRecipe[Any], params: Params, clock: Clock,
+    def __init__(self, recipe: SplitRecipe[Any], params: Params, clock: BlockClock,
                  memo: PlanMemo):
         self.recipe, self.params, self.clock, self.memo = recipe, params, clock, memo
         self.at: Round | None = None  # the round whose request was handed out last

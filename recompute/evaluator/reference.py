@@ -11,10 +11,11 @@ parentHash walk (:func:`recompute.core.anchor.ancestor`); every block's receipts
 :mod:`recompute.core.bloom`: a bloom has no false negatives, and a block it excludes lists no
 log in the evidence either way). Nothing is carried from a block below, shared with another
 check or prefetched. The evidence is assembled here, and its digest is the sha256 of the
-``json.dumps`` of its four parts (docs/evidence.md): no runner, no carry, no kept text, no
-digest code of the fast path. What it takes from the fast path's modules is only how values
-are written (:func:`~recompute.evaluator.evidence.json_value`, ``typed_value``, ``normalise``,
-``expectation_holds``) and the ``--compare-views`` calls, which add findings only.
+canonical JSON of its four parts (docs/watch.md §Evidence digest): no runner, no carry, no
+kept text, no digest code of the fast path. What it takes from the fast path's modules is only
+how values are written (:func:`~recompute.evaluator.evidence.json_value`, ``typed_value``,
+``normalise``, ``expectation_holds``, the JSON text of :mod:`recompute.core.jsontext`) and the
+``--compare-views`` calls, which add findings only.
 
 Used by the differential tests and by ``recompute watch --reference`` / ``recompute step
 --reference``, for users who want to cross-check the fast path at the price of speed.
@@ -23,13 +24,13 @@ Used by the differential tests and by ``recompute watch --reference`` / ``recomp
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.anchor import AnchoredBlock, ancestor, ancestors, served_by
 from recompute.core.bloom import bloom_bits, bloom_has
 from recompute.core.errors import OptionError, Unverifiable, UsageError
+from recompute.core.jsontext import canonical_json, json_line
 from recompute.core.keccak import EMPTY_CODE_HASH
 from recompute.core.outcome import Outcome, block_evidence
 from recompute.core.prover import ProvenAccount, prove_account_plainly
@@ -45,16 +46,8 @@ from recompute.evaluator.job_record import Job, normalise
 from recompute.evaluator.values import Decoded, JSONValue
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan
-from recompute.recipes.framework import (
-    Clock,
-    Derivation,
-    Logs,
-    Params,
-    Reads,
-    ReceiptsAt,
-    Recipe,
-    Slots,
-)
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import BlockClock, Derivation, Logs, Params, Reads, ReceiptsAt, Slots
 from recompute.sources.cache import SharedSource
 
 
@@ -134,7 +127,7 @@ def _reference_one(block: AnchoredBlock, check: Job) -> Outcome | Exception:
     fresh = served_by(block, PlainSource(block.source))
     used = _Consumed()
     try:
-        plan = check.recipe.plan(check.params, Clock(block.number, block.timestamp))
+        plan = check.recipe.plan(check.params, BlockClock(block.number, block.timestamp))
         answer: object = None
         while True:
             try:
@@ -260,7 +253,7 @@ def _matches(log: ProvenLog, request: Logs) -> bool:
 def _outcome(block: AnchoredBlock, check: Job, used: _Consumed, account: ProvenAccount,
              derivation: Derivation) -> Outcome:
     """The verdict from the derivation (or the expectations), with its evidence
-    (docs/evidence.md), assembled here."""
+    (docs/watch.md §Evidence digest), assembled here."""
     if not account.exists or account.code_hash == EMPTY_CODE_HASH:
         what = "does not exist" if not account.exists else "has no code"
         raise Unverifiable("no-contract", f"account 0x{check.address.hex()} {what} at block "
@@ -319,7 +312,7 @@ def _outcome(block: AnchoredBlock, check: Job, used: _Consumed, account: ProvenA
     digested = {"block": evidence["block"], "derived": derived, "logs": used.logs,
                 "reads": used.reads}
     evidence["evidence_digest"] = hashlib.sha256(
-        json.dumps(digested, sort_keys=True).encode()).hexdigest()
+        canonical_json(digested).encode()).hexdigest()
     values = {k: typed_value(v) for k, v in derivation.derived.items()}
     if holds:
         return Outcome(Verdict.GOOD, "ok", evidence, values=values)
@@ -328,4 +321,4 @@ def _outcome(block: AnchoredBlock, check: Job, used: _Consumed, account: ProvenA
 
 def _json_text(value: Any) -> str:
     """A derived value in a detail: a text bare, anything else as JSON writes it."""
-    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
+    return value if isinstance(value, str) else json_line(value)

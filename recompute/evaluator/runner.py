@@ -1,9 +1,9 @@
 """The runner: one check's proofs at one anchored block (docs/design.md §Recipes).
 
 A :class:`Runner` answers a recipe's requests for one check alone: every
-:class:`~recompute.recipes.framework.Reads` becomes a layout :class:`~recompute.layout.ReadPlan`
-proven with one ``eth_getProof`` per round, every :class:`~recompute.recipes.framework.Slots`
-one ``eth_getProof`` of those raw slots; every :class:`~recompute.recipes.framework.Logs`
+:class:`~recompute.recipes.plan.Reads` becomes a layout :class:`~recompute.layout.ReadPlan`
+proven with one ``eth_getProof`` per round, every :class:`~recompute.recipes.plan.Slots`
+one ``eth_getProof`` of those raw slots; every :class:`~recompute.recipes.plan.Logs`
 becomes receipts proven block by block against receiptsRoot, each block tied to the pinned one
 by parentHash links (blocks whose authenticated logsBloom excludes the contract or the topic
 are skipped: :mod:`recompute.core.bloom`). Each answer is recorded in the runner's
@@ -41,7 +41,8 @@ from recompute.evaluator.evidence import Trace
 from recompute.evaluator.values import Decoded
 from recompute.layout import Layout
 from recompute.layout.reader import ReadPlan, ReadResult
-from recompute.recipes.framework import Logs, Reads, ReceiptsAt, Recipe, Slots
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import Logs, Reads, ReceiptsAt, Slots
 
 
 def prove_contract(block: AnchoredBlock, address: bytes, slots: Iterable[int] = (),

@@ -15,7 +15,6 @@ descriptor files, generated from solc's ``storageLayout`` output, one per contra
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import OptionError, UsageError
+from recompute.core.jsontext import json_document
 from recompute.data import LAYOUTS
 from recompute.layout.solc_output import read as read_solc_output
 from recompute.layout.types import (
@@ -106,7 +106,7 @@ class Layout:
 
 def dumps(document: dict[str, Any]) -> str:
     """The canonical text of a descriptor: sorted keys, indent 2, ASCII, trailing newline."""
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
+    return json_document(document, sort_keys=True) + "\n"
 
 
 _NOT_UNDERLYING = (ValueKind.UDVT, ValueKind.FUNCTION_INTERNAL, ValueKind.FUNCTION_EXTERNAL)

@@ -36,6 +36,7 @@ from typing import Any
 
 from recompute.core import executables
 from recompute.core.errors import OptionError, UsageError
+from recompute.core.jsontext import json_document, json_line
 from recompute.disk.whole_file import write_whole
 
 # v0.8.22-nightly.2023.10.22+commit.b187d065.Emscripten.clang: release, pre-release tag,
@@ -325,7 +326,7 @@ def install_solc(release: str, what: str) -> Path:
                              f"({exc})") from None
         entry = root / release
         try:
-            write_whole(work / RECORD, json.dumps(record, indent=2, sort_keys=True) + "\n")
+            write_whole(work / RECORD, json_document(record, sort_keys=True) + "\n")
             work.rename(entry)
         except OSError as exc:
             if not entry.exists():
@@ -355,7 +356,7 @@ def compile_standard_json(package: Path, standard_input: dict[str, Any], wanted:
     release = wanted.release
     try:
         done = subprocess.run([str(node), "-e", _RUNNER, str(package / "index.js")],
-                              input=json.dumps(standard_input).encode(), capture_output=True,
+                              input=json_line(standard_input).encode(), capture_output=True,
                               timeout=COMPILE_TIMEOUT, cwd=package)
     except subprocess.TimeoutExpired:
         raise UsageError(f"{what}: solc {release} ran over {COMPILE_TIMEOUT:.0f} s") from None

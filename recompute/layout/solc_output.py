@@ -18,12 +18,12 @@ descriptor's own validator (:func:`recompute.layout.descriptor.parse_descriptor`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from recompute.core.boundedjson import loads
 from recompute.core.errors import OptionError, UsageError
+from recompute.core.jsontext import json_line
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Found:
 
 
 def _key(path: str, key: str) -> str:
-    return f"{path}[{json.dumps(key)[:80]}]"
+    return f"{path}[{json_line(key)[:80]}]"
 
 
 def _field(path: str, name: str) -> str:

@@ -20,7 +20,6 @@ the sha256 of the settings (canonical JSON) it was compiled with.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -28,6 +27,7 @@ from typing import Any
 
 from recompute.core import boundedjson
 from recompute.core.errors import OptionError, UsageError
+from recompute.core.jsontext import compact_json
 from recompute.core.keccak import keccak256
 from recompute.layout.solc import SolcVersion, compile_standard_json, find_solc, parse_version
 from recompute.layout.solc_output import compilation_target, standard_json_layouts
@@ -61,8 +61,7 @@ class VerifiedSource:
         return self.solc.full
 
     def settings_sha256(self) -> str:
-        return hashlib.sha256(json.dumps(self.settings, sort_keys=True,
-                                         separators=(",", ":")).encode()).hexdigest()
+        return hashlib.sha256(compact_json(self.settings).encode()).hexdigest()
 
     def standard_input(self) -> dict[str, Any]:
         settings = dict(self.settings)

@@ -1,8 +1,8 @@
 """Agent Meditation Mechanism recipes ("AMM"): the area's face.
 
-``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the ``amm/`` recipes:
-importing it registers all five. Each concept of the seed has its module, pure derivations
-first (each citing the seed section it implements), then the recipes that feed them proven
+``recompute.recipes.registry.BUNDLED_AREAS`` names this module for the ``amm/`` recipes:
+importing it registers all five. Each concept of the specification has its module, pure derivations
+first (each citing the specification section it implements), then the recipes that feed them proven
 storage:
 
 - :mod:`~recompute.recipes.amm_registry`: the reference registry's parameters (subject, layer);
@@ -19,6 +19,7 @@ The mistaken methods ``vectors verify --tamper`` runs live beside it
 
 from __future__ import annotations
 
+from recompute.core.jsontext import jcs
 from recompute.recipes.amm_commitments import (
     LAYER_SCHEMAS,
     TAG_LAYER_COMMITMENT,
@@ -27,7 +28,6 @@ from recompute.recipes.amm_commitments import (
     StateRoot,
     commitment_from_hashes,
     compute_root,
-    jcs,
     layer_commitment,
 )
 from recompute.recipes.amm_registry import LAYER, SUBJECT

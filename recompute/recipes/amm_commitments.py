@@ -8,29 +8,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import rfc8785
-
 from recompute.core.abiword import encode_static
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
+from recompute.core.jsontext import jcs  # JCS(d): RFC 8785 canonical UTF-8 serialisation
 from recompute.core.keccak import keccak256
 from recompute.recipes.amm_registry import LAYER, LAYOUT, SUBJECT, layer_index
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    TEXT,
-    Clock,
-    Derivation,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    Recipe,
-    Struct,
-    ViewCheck,
-    register,
-)
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT, TEXT
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Params, Plan, Reads, Struct, ViewCheck
+from recompute.recipes.registry import register
 
 # ---- AMM §Commitment format -----------------------------------------------------------------
 
@@ -39,10 +27,6 @@ TAG_STATE_ROOT = keccak256(b"AgentMeditationMechanism/StateRoot/v1")
 LAYER_SCHEMAS = ("amm.layer.runtime/1", "amm.layer.memory-skills/1", "amm.layer.tasks-roles/1",
                  "amm.layer.cognition/1")
 
-
-def jcs(document: Any) -> bytes:
-    """JCS(d): RFC 8785 canonical UTF-8 serialisation (rfc8785) of a JSON value."""
-    return rfc8785.dumps(document)
 
 
 def commitment_from_hashes(layer: int, schema_hash: bytes, content_hash: bytes,
@@ -86,7 +70,7 @@ class StateRoot(Recipe):
     params = (SUBJECT,)
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         subject = p["subject"]
         head: Struct = (yield Reads([f"heads[{subject}]"]))[f"heads[{subject}]"]
         if not head["enrolled"]:
@@ -139,7 +123,7 @@ class Commitment(Recipe):
                     required=False))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         subject, layer = p["subject"], layer_index(p)
         document = _load_document(p["document"])
         schema = document.get("schema") if isinstance(document, dict) else None
@@ -183,7 +167,7 @@ def _load_document(path: Path) -> Any:
     document = load_file(path, str(path), UsageError)
     try:
         jcs(document)
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+    except (ValueError, TypeError) as exc:  # what RFC 8785 refuses (jsontext.jcs)
         raise UsageError(f"{path}: JCS (RFC 8785) cannot canonicalise it: "
                          f"{' '.join(str(exc).split())[:120]}") from None
     return document

@@ -8,7 +8,8 @@ Storage names are the reference registry's (``layouts/amm-registry.json``): ``he
 from __future__ import annotations
 
 from recompute.core.errors import OptionError
-from recompute.recipes.framework import Param, Params
+from recompute.recipes.params import Param
+from recompute.recipes.plan import Params
 
 LAYOUT = "amm-registry"
 SUBJECT = Param("subject", "address", "the enrolled subject")

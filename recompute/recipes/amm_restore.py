@@ -11,21 +11,11 @@ from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
 from recompute.recipes.amm_commitments import compute_root
 from recompute.recipes.amm_registry import LAYOUT, SUBJECT
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    Clock,
-    Derivation,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    ReceiptsAt,
-    Recipe,
-    Struct,
-    register,
-)
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Params, Plan, Reads, ReceiptsAt, Struct
+from recompute.recipes.registry import register
 
 CYCLE_REPORT = ("(uint64,bytes32,bytes32[4],uint8,uint8,uint16,uint8,uint8,uint32,uint48,uint48,"
                 "uint48,uint64,bytes32,string)")
@@ -103,7 +93,7 @@ class RestoreClaim(Recipe):
                     "with a restore claim in that block)", required=False))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         subject = p["subject"]
         logs: list[ProvenLog] = yield ReceiptsAt(p["block"])
         records = [decode_cycle_recorded(log) for log in logs
@@ -166,7 +156,7 @@ class _VersionOnlyRestoreClaim(RestoreClaim):
     """A wrong-but-plausible method: checking only that restoresVersion is an earlier version,
     not that its root is the post root (AMM §Cycle records requires both)."""
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         derivation = yield from super().plan(p, clock)
         derived = derivation.derived
         if "base_version" in derived:

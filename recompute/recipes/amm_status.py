@@ -12,22 +12,10 @@ from collections.abc import Generator
 from typing import Any
 
 from recompute.recipes.amm_registry import LAYER, LAYOUT, SUBJECT, layer_index
-from recompute.recipes.framework import (
-    BOOL,
-    TIME,
-    Clock,
-    Derivation,
-    Inputs,
-    Params,
-    Reads,
-    Recipe,
-    Request,
-    SplitRecipe,
-    Struct,
-    ViewCheck,
-    enum,
-    register,
-)
+from recompute.recipes.base import Inputs, Recipe, SplitRecipe
+from recompute.recipes.outputs import BOOL, TIME, enum
+from recompute.recipes.plan import BlockClock, Derivation, Params, Reads, Request, Struct, ViewCheck
+from recompute.recipes.registry import register
 
 MAINTENANCE = ("NOT_ENROLLED", "UNSUPPORTED", "UNSCHEDULED", "FRESH", "DUE", "OVERDUE")
 SIGNAL = ("NOT_ENROLLED", "NOT_TRACKED", "PRESENT", "SILENT")
@@ -101,7 +89,7 @@ def layer_status(head: Struct, requirements: Struct, checkpoint: Struct, demand:
 def signal_status(head: Struct, requirements: Struct, now: int) -> tuple[str, int, int]:
     """AMM §Status derivation: ``(status, lastSignalAt, silentSince)``; SILENT when clock()
     exceeds lastSignalAt + pulseInterval, and silentSince is that end of the expected window
-    (the seed: "the timepoint at which the signal became silent"); 0 unless SILENT."""
+    (the specification: "the timepoint at which the signal became silent"); 0 unless SILENT."""
     if not head["enrolled"]:
         return "NOT_ENROLLED", 0, 0
     last: int = head["lastSignalAt"]
@@ -130,7 +118,7 @@ def _requirements_reads(subject: str, recipe: _StatusRecipe[Any] | None = None
                         ) -> Generator[Request, Any, Requirements]:
     """Generator: head, then the current policy version and the floor (two rounds).
 
-    ``recipe`` supplies the three steps a rule of the seed fixes (whether the subject is
+    ``recipe`` supplies the three steps a rule of the specification fixes (whether the subject is
     enrolled, which policy version is current, how policy and floor combine), so that a
     mistaken method (``vectors verify --tamper``) can change exactly one of them."""
     recipe = recipe or _StatusRecipe()
@@ -182,7 +170,7 @@ class LayerStatus(_StatusRecipe[LayerInputs]):
         got = yield Reads([cp, dm])
         return head, requirements, got[cp], got[dm]
 
-    def derive(self, p: Params, inputs: LayerInputs, clock: Clock) -> Derivation:
+    def derive(self, p: Params, inputs: LayerInputs, clock: BlockClock) -> Derivation:
         head, requirements, checkpoint, demand = inputs
         layer = layer_index(p)
         if requirements is None or checkpoint is None or demand is None:
@@ -246,7 +234,7 @@ class SignalStatus(_StatusRecipe[Requirements]):
         """(head, requirements); requirements None when unenrolled."""
         return (yield from _requirements_reads(p["subject"], self))
 
-    def derive(self, p: Params, inputs: Requirements, clock: Clock) -> Derivation:
+    def derive(self, p: Params, inputs: Requirements, clock: BlockClock) -> Derivation:
         head, requirements = inputs
         status, last, silent = self.signal(head, requirements or {}, clock.timestamp)
         return Derivation(

@@ -1,5 +1,5 @@
 """ERC-8312 (Bounded Agent Actions) recipes (the ERC-8312 specification and its discussion thread):
-the area's face. ``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the
+the area's face. ``recompute.recipes.registry.BUNDLED_AREAS`` names this module for the
 ``8312/`` recipes: importing it registers both, from :mod:`~recompute.recipes.erc8312_cap`
 (cap conservation) and :mod:`~recompute.recipes.erc8312_budget` (the aggregate-budget
 profile); :mod:`~recompute.recipes.erc8312_meters` holds what a meter's verdict covers.
@@ -21,7 +21,7 @@ Two recipes, one invariant, ``aggregate <= cap``, recomputed from proven state o
                      cumulativeTurnover (+2), cap = maxCumulativeTurnover (+1)").
 
   Both are raw-slot shapes: the slots are computed here and proven as
-  :class:`~recompute.recipes.framework.Slots`
+  :class:`~recompute.recipes.plan.Slots`
   (evidence paths ``slot:0x…``), so they work on any contract
   with no layout, as the thread's ``recompute-step 8312/cap-conservation RPC ADDRESS KEY
   struct:2:2:1`` does. The named shapes read the same quantities through layout paths of the

@@ -12,23 +12,12 @@ from typing import Any
 from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
+from recompute.recipes.base import Recipe
 from recompute.recipes.erc8312_meters import LOG_BOUND, METER_BOUND, bytes32
-from recompute.recipes.framework import (
-    AMOUNT,
-    BOOL,
-    INT,
-    TABLE,
-    Clock,
-    Derivation,
-    Logs,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    Recipe,
-    ViewCheck,
-    register,
-)
+from recompute.recipes.outputs import AMOUNT, BOOL, INT, TABLE
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Logs, Params, Plan, Reads, ViewCheck
+from recompute.recipes.registry import register
 
 # §5.1: "Drawn(rootId, nodeId, periodIndex, amount) on every admitted draw"; the reference
 # meter indexes rootId, nodeId and periodIndex (AggregateBudgetMeter.sol), amount is the data.
@@ -167,7 +156,7 @@ class AggregateBudget(Recipe):
     )
     layout = "meter-aggregate-budget"
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         root, period = p["root"], p["period"]
         if p["from_block"] > clock.number:
             raise OptionError("{param} from_block={first} is after the pinned block {number}",

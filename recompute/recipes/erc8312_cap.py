@@ -10,21 +10,12 @@ from typing import Any
 
 from recompute.core.errors import OptionError, UsageError
 from recompute.layout.slots import mapping_slot, offset_slot
+from recompute.recipes.base import Recipe
 from recompute.recipes.erc8312_meters import METER_BOUND, WORD, bytes32
-from recompute.recipes.framework import (
-    AMOUNT,
-    BOOL,
-    Clock,
-    Derivation,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    Recipe,
-    Slots,
-    ViewCheck,
-    register,
-)
+from recompute.recipes.outputs import AMOUNT, BOOL
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Params, Plan, Reads, Slots, ViewCheck
+from recompute.recipes.registry import register
 
 
 @dataclass(frozen=True)
@@ -138,7 +129,7 @@ class CapConservation(Recipe):
                               "rootId); period belongs to that shape only", ("param",))
         return shape
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         shape = self._check(p)
         key = p["key"]
         if shape.kind == "cap":

@@ -1,6 +1,6 @@
 """ERC-8447 §16 interface identifiers and the canonical signatures they XOR (§12, §13).
 
-The function declarations are the seed's own (§12 ISwarmRegistry, §13 IEligibility,
+The function declarations are the specification's own (§12 ISwarmRegistry, §13 IEligibility,
 ISwarmAccount, IResourceAdapter), written in canonical ABI form (structs as tuples); the
 identifiers are the values §16 states. Used by the pure conformance vectors."""
 

@@ -1,8 +1,8 @@
 """Swarm AI Framework recipes (ERC-8447, "SAI"): the area's face.
 
-``recompute.recipes.framework.BUNDLED_AREAS`` names this module for the ``sai/`` recipes:
-importing it registers all four. Each concept of the seed has its module, pure derivations
-first (each citing the seed section it implements), then the recipes that feed them proven
+``recompute.recipes.registry.BUNDLED_AREAS`` names this module for the ``sai/`` recipes:
+importing it registers all four. Each concept of the specification has its module, pure derivations
+first (each citing the specification section it implements), then the recipes that feed them proven
 storage and receipt-proven events:
 
 - :mod:`~recompute.recipes.sai_registry`: the reference registry's record, the §5.1/§6.1

@@ -8,25 +8,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-import rfc8785
-
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    Clock,
-    Derivation,
-    Param,
-    Params,
-    Plan,
-    Reads,
-    Recipe,
-    Struct,
-    ViewCheck,
-    register,
-)
+from recompute.core.jsontext import jcs
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Derivation, Params, Plan, Reads, Struct, ViewCheck
+from recompute.recipes.registry import register
 from recompute.recipes.sai_registry import (
     CHARTER_AT,
     CHARTER_FIELDS,
@@ -43,8 +32,8 @@ from recompute.recipes.sai_registry import (
 def jcs_sha256(value: Any) -> bytes:
     """SHA-256 of the RFC 8785 (JCS) canonical form (§4.1) of a JSON value."""
     try:
-        return hashlib.sha256(rfc8785.dumps(value)).digest()
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        return hashlib.sha256(jcs(value)).digest()
+    except (ValueError, TypeError) as exc:  # what RFC 8785 refuses (jsontext.jcs)
         raise UsageError(f"the pack cannot be canonicalised (RFC 8785): {exc}") from None
 
 
@@ -63,8 +52,8 @@ def pack_digests(pack: dict[str, Any]) -> dict[str, bytes | None]:
 
 def _digest_member(text: object) -> bytes | None:
     """A 32-byte digest written in a pack: ``0x``-hex, or ``<alg>:`` + 64 hex (§4.1 writes
-    SHA-256 digests as ``sha256:``; the spec hash is a keccak, the seed does not say how it is
-    written, so both spellings are accepted)."""
+    SHA-256 digests as ``sha256:``; the spec hash is a keccak, the specification does not say how
+    it is written, so both spellings are accepted)."""
     if not isinstance(text, str):
         return None
     m = re.fullmatch(r"(?:0x|[a-z0-9-]+:)?([0-9a-fA-F]{64})", text)
@@ -111,8 +100,8 @@ def load_pack(path: Path) -> dict[str, Any]:
     if not isinstance(pack, dict):
         raise UsageError(f"{path}: a Swarm Pack's root is a JSON object (§4.1)")
     try:  # refused here, where the file is named, rather than when it is hashed
-        rfc8785.dumps(pack)
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        jcs(pack)
+    except (ValueError, TypeError) as exc:  # what RFC 8785 refuses (jsontext.jcs)
         raise UsageError(f"{path}: JCS (RFC 8785) cannot canonicalise it: "
                          f"{' '.join(str(exc).split())[:120]}") from None
     return pack
@@ -140,7 +129,7 @@ class Charter(Recipe):
     params = (SWARM, Param("pack", "file", "the Swarm Pack root object (JSON)"))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         pack = load_pack(p["pack"])
         base = swarm_base(p)
         obj = f"{base}.objective.objectiveHash"

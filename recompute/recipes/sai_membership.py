@@ -13,25 +13,20 @@ from typing import Any
 from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
-from recompute.recipes.framework import (
-    BOOL,
-    HEX,
-    INT,
-    TABLE,
-    TEXT,
-    Clock,
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, HEX, INT, TABLE, TEXT, enum
+from recompute.recipes.params import Param
+from recompute.recipes.plan import (
+    BlockClock,
     Derivation,
     Logs,
-    Param,
     Params,
     Plan,
     Reads,
-    Recipe,
     Struct,
     ViewCheck,
-    enum,
-    register,
 )
+from recompute.recipes.registry import register
 from recompute.recipes.sai_registry import (
     EXIT_REASON,
     LAYOUT,
@@ -72,7 +67,8 @@ def live_status(member: Struct, record: Struct) -> tuple[int, int]:
     what it says (its explicit exit reason). A live seat (CANDIDATE, ACTIVE, SUSPENDED) whose
     ``carriedPhase`` is below ``rosterPhase`` was not carried; otherwise, in a DISSOLVED
     swarm, it exited with the swarm. NOT_CARRIED precedes SWARM_DISSOLVED because the advance
-    came first (contracts/src/swarm/README.md, "Lazy precedence" — the seed orders neither).
+    came first (contracts/src/swarm/README.md, "Lazy precedence" — the specification orders
+    neither).
     """
     status: int = member["status"]
     if status in (_NONE, _EXITED):
@@ -190,7 +186,7 @@ class Member(Recipe):
     params = (SWARM, Param("account", "address", "the member's account"))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         base = swarm_base(p)
         seat = f"{base}.members[{p['account']}]"
         got = yield Reads([*record_paths(base, LAZY_FIELDS), seat])
@@ -247,7 +243,7 @@ class Roster(Recipe):
                            "(the admission events are scanned from there)"))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         base, topic = swarm_base(p), swarm_topic(p)
         start = from_block(p, clock)
         min_path, roles_path = f"{base}.spec.minMembers", f"{base}.spec.roles"

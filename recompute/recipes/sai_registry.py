@@ -4,8 +4,8 @@ Storage names are the reference registry's (``layouts/swarm-registry.json``,
 contracts/src/swarm/README.md §Storage): per swarm everything lives in ``swarmData[swarmId]`` —
 ``record`` (the lifecycle record: state, phase, rosterPhase, versions, revision, hashes),
 ``objective``, ``spec`` (the full §3.1 spec), ``members[account]``, ``rosterCounts[generation]``
-and ``roleCounts[generation][roleId]``. Here: the §5.1 and §6.1 enums in seed order, the swarm
-parameter, the paths of the record's fields, and the ``getSwarm`` tuple the views answer with.
+and ``roleCounts[generation][roleId]``. Here: the §5.1 and §6.1 enums in specification order, the
+swarm parameter, the paths of the record's fields, and the ``getSwarm`` tuple the views answer with.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import Any
 
 from recompute.core.errors import OptionError
 from recompute.core.keccak import keccak256
-from recompute.recipes.framework import Clock, Param, Params
+from recompute.recipes.params import Param
+from recompute.recipes.plan import BlockClock, Params
 
-# ---- §5.1, §6.1 enums (seed order) ----------------------------------------------------------
+# ---- §5.1, §6.1 enums (ERC-8447 order) ---------------------------------------------------
 
 LIFECYCLE = ("NONE", "FORMING", "ACTIVE", "SUSPENDED", "CONCLUDING", "DISSOLVED")
 MEMBER_STATUS = ("NONE", "CANDIDATE", "ACTIVE", "SUSPENDED", "EXITED")
@@ -33,7 +34,8 @@ ROLE_NAMES = {"0x" + role.hex(): name for role, name in RESERVED_ROLES.items()}
 
 
 def enum_name(names: tuple[str, ...], value: int) -> str:
-    """A stored enum word by its seed name; a word outside the enum is shown, not hidden."""
+    """A stored enum word by its specification name; a word outside the enum is shown, not
+    hidden."""
     return names[value] if 0 <= value < len(names) else f"UNKNOWN({value})"
 
 
@@ -71,7 +73,7 @@ def record_fields(got: dict[str, Any], base: str, fields: tuple[str, ...]) -> di
     return {name: got[f"{base}.record.{name}"] for name in fields}
 
 
-def from_block(p: Params, clock: Clock) -> int:
+def from_block(p: Params, clock: BlockClock) -> int:
     """The ``from_block`` parameter, refused above the pinned block."""
     start: int = p["from_block"]
     if start > clock.number:

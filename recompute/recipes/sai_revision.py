@@ -7,22 +7,20 @@ from typing import Any
 
 from recompute.core.keccak import keccak256
 from recompute.core.receipts import ProvenLog
-from recompute.recipes.framework import (
-    BOOL,
-    INT,
-    TABLE,
-    Clock,
+from recompute.recipes.base import Recipe
+from recompute.recipes.outputs import BOOL, INT, TABLE
+from recompute.recipes.params import Param
+from recompute.recipes.plan import (
+    BlockClock,
     Derivation,
     Logs,
-    Param,
     Params,
     Plan,
     Reads,
-    Recipe,
     Struct,
     ViewCheck,
-    register,
 )
+from recompute.recipes.registry import register
 from recompute.recipes.sai_registry import (
     LAYOUT,
     REVISION_AT,
@@ -97,7 +95,7 @@ class Revision(Recipe):
                            "transactions are before it)"))
     layout = LAYOUT
 
-    def plan(self, p: Params, clock: Clock) -> Plan:
+    def plan(self, p: Params, clock: BlockClock) -> Plan:
         base = swarm_base(p)
         start = from_block(p, clock)
         rec = f"{base}.record.revision"

@@ -23,6 +23,7 @@ import rlp
 from rlp.codec import consume_length_prefix
 
 from recompute.core.header import Header
+from recompute.core.jsontext import json_line
 from recompute.data import FIXTURE_CHAIN
 
 
@@ -165,7 +166,7 @@ class FixtureNode:
                 # a JSON-RPC batch is answered as geth answers one: a list of the replies
                 replies = ([node.reply(call) for call in body] if isinstance(body, list)
                            else node.reply(body))
-                data = json.dumps(replies).encode()
+                data = json_line(replies).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

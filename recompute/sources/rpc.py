@@ -22,7 +22,6 @@ import functools
 import http.client
 import ipaddress
 import itertools
-import json
 import re
 import socket
 import threading
@@ -33,6 +32,7 @@ from urllib.parse import urlparse
 
 from recompute.core.boundedjson import loads as bounded_loads
 from recompute.core.errors import OptionError, Unverifiable, malformed
+from recompute.core.jsontext import json_line
 from recompute.core.outside_text import visible
 from recompute.sources.answer_budget import SMALL_BYTES, SMALL_VALUES, AnswerShare
 
@@ -162,8 +162,8 @@ class RpcClient:
     def request(self, method: str, params: list[Any]) -> Any:
         with self._count:
             self.calls += 1
-        body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
-                           "id": next(_ids)}).encode()
+        body = json_line({"jsonrpc": "2.0", "method": method, "params": params,
+                          "id": next(_ids)}).encode()
         with AnswerShare(self.timeout) as share:
             status, raw = self._exchange(body, method, share)
             http_error = status >= 400 and not raw.lstrip().startswith(b"{")
@@ -215,8 +215,8 @@ class RpcClient:
         if self.batches is False or len(calls) == 1:
             return [self._one(method, params) for method, params in calls]
         ids = [next(_ids) for _ in calls]
-        body = json.dumps([{"jsonrpc": "2.0", "method": method, "params": params, "id": i}
-                           for (method, params), i in zip(calls, ids, strict=True)]).encode()
+        body = json_line([{"jsonrpc": "2.0", "method": method, "params": params, "id": i}
+                          for (method, params), i in zip(calls, ids, strict=True)]).encode()
         with self._count:
             self.calls += 1
         what = f"a batch of {len(calls)} calls ({calls[0][0]}, ...)"

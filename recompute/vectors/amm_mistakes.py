@@ -1,18 +1,18 @@
 """Wrong-but-plausible methods of the AMM recipes, one per rule of ``vectors/rules.json``.
 
-Each mistake breaks exactly one rule of the seed (the rule id names it) and otherwise derives as
-the recipe does; ``vectors verify --tamper`` and ``tests/vectors/test_rule_coverage.py`` check
-that at least one shipped vector tells each apart. None of them is registered as a recipe: they
-are registered by recipe name beside the tamper mode (:mod:`recompute.vectors.mistakes`).
+Each mistake breaks exactly one rule of the specification (the rule id names it) and otherwise
+derives as the recipe does; ``vectors verify --tamper`` and ``tests/vectors/test_rule_coverage.py``
+check that at least one shipped vector tells each apart. None of them is registered as a recipe:
+they are registered by recipe name beside the tamper mode (:mod:`recompute.vectors.mistakes`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from recompute.core.abiword import encode_static as abi_encode
+from recompute.core.jsontext import canonical_json
 from recompute.core.keccak import keccak256
 from recompute.recipes.amm_commitments import TAG_LAYER_COMMITMENT, Commitment, StateRoot
 from recompute.recipes.amm_restore import RestoreClaim, restore_claim
@@ -23,7 +23,8 @@ from recompute.recipes.amm_status import (
     layer_status,
     signal_status,
 )
-from recompute.recipes.framework import Recipe, Struct
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import Struct
 
 # the steps a mistake may change (AMM §Status derivation, §Policy and floor)
 Inputs = tuple[Struct, Struct, Struct, Struct]  # head, requirements, checkpoint, demand
@@ -242,7 +243,7 @@ class _SortedJsonCommitment(Commitment):
     """contentHash over ``json.dumps(sort_keys=True)`` (sorted but not RFC 8785 canonical)."""
 
     def commitment(self, layer: int, schema: str, document: Any, salt: bytes) -> bytes:
-        content = keccak256(json.dumps(document, sort_keys=True).encode())
+        content = keccak256(canonical_json(document).encode())
         return keccak256(abi_encode(["bytes32", "uint8", "bytes32", "bytes32", "bytes32"],
                                     [TAG_LAYER_COMMITMENT, layer, keccak256(schema.encode()),
                                      content, salt]))

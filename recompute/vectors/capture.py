@@ -13,7 +13,8 @@ from recompute.core.hexdata import parse_address
 from recompute.core.prover import prove_account
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import Recipe, get_recipe
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from recompute.sources.replay import CaptureSource
 from recompute.vectors.format import (

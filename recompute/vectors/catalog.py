@@ -1,10 +1,10 @@
 """The vectors shipped in ``vectors/``, and how each is (re)made.
 
 ``make vectors`` rebuilds every file from its source (the bundled geth fixtures, a fresh
-devnet, the seeds' numbers) and rewrites ``vectors/suite.json``; a test rebuilds them and
+devnet, the specifications' numbers) and rewrites ``vectors/suite.json``; a test rebuilds them and
 compares bytes, so the committed vectors are exactly what capture gives today.
 
-Expected outputs of the pure vectors are the seeds' own numbers, typed in here from the seed
+Expected outputs of the pure vectors are the specifications' own numbers, typed in here from the
 text (AMM §Test Cases; ERC-8447 §16), never computed by the code under test.
 """
 
@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import json_document, json_line
 from recompute.data import FIXTURE_CHAIN, VECTORS
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
@@ -157,7 +158,7 @@ def write_suite(directory: Path, files: list[Path]) -> None:
                     for p in sorted(files)],
         "spec": {"path": "README.md", "sha256": sha256_file(directory / "README.md")},
     }
-    write_whole(directory / "suite.json", json.dumps(suite, indent=1) + "\n")
+    write_whole(directory / "suite.json", json_document(suite, indent=1) + "\n")
 
 
 def capture_devnet(node_url: str, manifest: dict[str, Any],
@@ -184,7 +185,7 @@ def resolve_cases(manifest: dict[str, Any], cases: list[dict[str, Any]]) -> list
 
 def unverifiable_variant(vector: dict[str, Any], name: str, description: str) -> dict[str, Any]:
     """A vector whose first storage proof does not root: a flipped byte in its first node."""
-    variant: dict[str, Any] = json.loads(json.dumps(vector))
+    variant: dict[str, Any] = json.loads(json_line(vector))
     variant["name"], variant["description"] = name, description
     for proof in variant["proofs"]:
         for entry in proof["answer"].get("storageProof", []):

@@ -5,12 +5,12 @@ contract, layout and parameters (read from the devnet's manifest), and what it s
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import canonical_json
 from recompute.data import PACKS
 from recompute.disk.whole_file import write_whole
 
@@ -39,7 +39,7 @@ DEVNET_CASES = [
     _amm("amm-signal-status-present", "amm/signal-status", "amm.present-overdue", "pulser",
          "a pulsing subject is PRESENT (while overdue): GOOD"),
     _amm("amm-state-root-worked-example", "amm/state-root", "amm.after-cycle-1", "example",
-         "after the seed's worked example: version 2, root 0x9918ebff…c3de, consistent"),
+         "after the specification's worked example: version 2, root 0x9918ebff…c3de, consistent"),
     _amm("amm-restore-claim-valid", "amm/restore-claim", "amm.rollback", "example",
          "a rollback to version 1: rootAt(1) is the post root (GOOD)",
          block=lambda m: m["moments"]["amm.rollback"]["number"]),
@@ -81,7 +81,7 @@ def _document(name: str, document: dict[str, Any]) -> Callable[[Manifest], Path]
     def write(_manifest: Manifest) -> Path:
         path = Path(tempfile.gettempdir()) / "recompute-vector-docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(path, json.dumps(document, sort_keys=True) + "\n")
+        write_whole(path, canonical_json(document) + "\n")
         return path
     return write
 

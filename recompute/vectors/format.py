@@ -6,13 +6,13 @@ A vector is outside data: everything here bounds it and refuses a wrong shape wi
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from recompute.core.boundedjson import load_file
 from recompute.core.errors import UsageError
+from recompute.core.jsontext import json_document
 from recompute.core.schema import ANY, Integer, ListOf, MapOf, OneOf, Record, Text, check
 
 FORMAT = "recompute-vector/1"
@@ -30,7 +30,7 @@ def sha256_file(path: Path) -> str:
 
 def dumps(vector: dict[str, Any]) -> str:
     """The one serialisation of a vector: sorted keys, 1-space indent, trailing newline."""
-    return json.dumps(vector, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_document(vector, indent=1, sort_keys=True, ascii=False) + "\n"
 
 
 

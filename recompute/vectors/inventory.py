@@ -8,8 +8,8 @@ The README's coverage table is rewritten from the same lists. ``make vectors`` r
 the vectors are rebuilt; ``tests/vectors/test_rule_coverage.py`` re-measures and compares.
 
 Only the lists are written: a rule's id, seed, section, sentence and mistake are the
-inventory's own text (copied from the seeds), and ``hand_computed`` holds outcomes worked out
-by hand, never by this code.
+inventory's own text (copied from the specifications), and ``hand_computed`` holds outcomes worked
+out by hand, never by this code.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recompute.core.jsontext import json_document
 from recompute.data import VECTORS
 from recompute.disk.whole_file import write_whole
-from recompute.recipes.framework import load_recipes
+from recompute.recipes.registry import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
 from recompute.vectors.replay import replay
@@ -78,7 +79,7 @@ def rewrite(directory: Path = VECTORS) -> list[str]:
             rule["vectors"] = decided(rule, suite, recipes)
         if not rule["vectors"]:
             undecided.append(rule["id"])
-    write_whole(path, json.dumps(inventory, indent=1, ensure_ascii=False) + "\n")
+    write_whole(path, json_document(inventory, indent=1, ascii=False) + "\n")
     readme = directory / "README.md"
     text = readme.read_text()
     start = text.index(TABLE_HEAD)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from recompute.recipes.amm import Commitment, LayerStatus, RestoreClaim, SignalStatus, StateRoot
-from recompute.recipes.framework import Recipe
+from recompute.recipes.base import Recipe
 from recompute.recipes.sai import Charter, Member, Revision, Roster
 from recompute.vectors.amm_mistakes import (
     commitment_mistakes,

@@ -19,7 +19,8 @@ from recompute.evaluator.job import step
 from recompute.evaluator.job_record import normalise
 from recompute.layout import parse_descriptor
 from recompute.recipes import amm
-from recompute.recipes.framework import Recipe, get_recipe
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.replay import ReplaySource
 from recompute.vectors.format import MalformedVector, check_vector_shape
 

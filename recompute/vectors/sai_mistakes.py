@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import rfc8785
-
+from recompute.core.jsontext import jcs
 from recompute.core.keccak import keccak256
-from recompute.recipes.framework import Recipe, Struct
+from recompute.recipes.base import Recipe
+from recompute.recipes.plan import Struct
 from recompute.recipes.sai_charter import Charter, charter_check
 from recompute.recipes.sai_membership import Member, Roster, member_view, roster_from_records
 from recompute.recipes.sai_registry import LIFECYCLE
@@ -94,7 +94,7 @@ class _KeccakCharter(Charter):
     def check(self, pack: dict[str, Any], record: Struct, objective_hash: bytes
               ) -> dict[str, Any]:
         out = charter_check(pack, record, objective_hash)
-        out["charter_hash"] = keccak256(rfc8785.dumps(pack))
+        out["charter_hash"] = keccak256(jcs(pack))
         out["charter_matches"] = out["charter_hash"] == out["proven_charter_hash"]
         return out
 

@@ -6,7 +6,7 @@ the layout descriptor with its sha256, the pinned block hash, every header as RL
 ``eth_getProof`` answer, every block of receipts, and the expected verdict and derived
 values. Replay runs the same runner a live ``step`` uses, with :class:`ReplaySource` as the
 proof source. Kinds: ``step`` (a recipe), ``proof`` (``recompute proof``) and ``pure`` (a
-seed computation with no chain).
+specification computation with no chain).
 
 A suite file (``suite.json``, the shape of the peer suite recompute-kit uses) pins each
 vector file and the spec by sha256; a mismatch fails the suite before anything runs.
@@ -15,7 +15,6 @@ vector file and the spec by sha256; a mismatch fails the suite before anything r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from recompute.core.boundedjson import MAX_BYTES
 from recompute.core.errors import OptionError, UsageError
+from recompute.core.jsontext import json_document
 from recompute.core.schema import Boolean, Integer, ListOf, OneOf, Record, Text, check
 from recompute.disk.whole_file import write_whole
 from recompute.recipes.erc8312 import Draw, aggregate_budget, per_edge_max
@@ -238,7 +238,7 @@ def add_to_suite(files: list[Path], suite_path: Path | None = None) -> tuple[Pat
         pinned.append(relative)
     document["vectors"] = [entries[k] for k in sorted(entries)]
     suite_path.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(suite_path, json.dumps(document, indent=1) + "\n", named=named)
+    write_whole(suite_path, json_document(document, indent=1) + "\n", named=named)
     return suite_path, pinned
 
 

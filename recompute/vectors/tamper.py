@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recompute.core.errors import UsageError
-from recompute.recipes.framework import Recipe, get_recipe
+from recompute.core.jsontext import json_line
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe
 from recompute.vectors.replay import compare, replay
 
 # ---- tamper -------------------------------------------------------------------------------------
@@ -22,7 +24,7 @@ def _flip_hex(text: str) -> str:
 def mutations(vector: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Ways to change a vector that must change its outcome."""
     def copy_of() -> dict[str, Any]:
-        copy: dict[str, Any] = json.loads(json.dumps(vector))
+        copy: dict[str, Any] = json.loads(json_line(vector))
         return copy
 
     if vector.get("kind") == "pure":

@@ -17,11 +17,11 @@ The cells are the line's own values, and what a store or a node put there is onl
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from recompute.core.jsontext import compact_json
 from recompute.core.outside_text import visible
 from recompute.watch.evaluate import Line
 
@@ -55,7 +55,7 @@ def row(line: Line) -> list[str]:
     return [str(line.block), cell(line.hash), cell(line.check), line.verdict.value,
             cell(line.reason), _flag(line.healthy), _flag(line.final),
             cell(line.evidence_digest), cell(anchor), cell(line.detail),
-            cell(json.dumps(line.derived, sort_keys=True, separators=(",", ":")))]
+            cell(compact_json(line.derived))]
 
 
 class Out(Protocol):

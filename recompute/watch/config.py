@@ -39,7 +39,8 @@ from recompute.core.errors import OptionError, UsageError, within
 from recompute.core.hexdata import parse_address
 from recompute.core.verdict import Verdict
 from recompute.layout import Layout, load_layout
-from recompute.recipes.framework import Recipe, get_recipe, named_recipe_paths
+from recompute.recipes.base import Recipe
+from recompute.recipes.registry import get_recipe, named_recipe_paths
 
 _TOP_KEYS = {"check", "recipes"}
 _CHECK_KEYS = {"name", "recipe", "address", "layout", "healthy", "since", "params", "expect"}

@@ -14,7 +14,6 @@ session of its own), and said; so is one still running when the watch's close de
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
+from recompute.core.jsontext import json_line
 from recompute.core.outside_text import visible
 from recompute.watch.alerts import AlertSender
 from recompute.watch.evaluate import Line
@@ -102,7 +102,7 @@ class OnBad(AlertSender[Line]):
         # the line on stdin and stderr kept from files, not pipes: a child the command leaves
         # behind holds no pipe the watch would wait on
         with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
-            stdin.write((json.dumps(line.to_json()) + "\n").encode())
+            stdin.write((json_line(line.to_json()) + "\n").encode())
             stdin.seek(0)
             try:
                 process = subprocess.Popen(self.command, shell=True, env=env, stdin=stdin,

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from recompute.recipes.framework import Output, bundled_recipes
+from recompute.recipes.outputs import Output
+from recompute.recipes.registry import bundled_recipes
 from recompute.recipes.sai_registry import ROLE_NAMES
 
 # The anchor's fields that are Unix seconds, and the one that is an age in seconds.

@@ -8,35 +8,32 @@ hands them over.
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from collections.abc import Callable
 from typing import TextIO
 
 from recompute.core.errors import Unverifiable, argument_word
-from recompute.core.jsontext import encoder
+from recompute.core.jsontext import json_line, json_string
 from recompute.core.outside_text import visible
 from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject, Line
 from recompute.watch.hooks import Hook
 from recompute.watch.metrics import Metrics, Series, series_key
 
-_LINE = encoder(separators=(", ", ": "))  # json.dumps(o, separators=…), built once
 _CONSTANTS: dict[bool | None, str] = {True: "true", False: "false", None: "null"}
-_ASCII = json.encoder.encode_basestring_ascii  # what _LINE does with a str
 
 
 def _scalar(value: object) -> str:
     if isinstance(value, str):
-        return _ASCII(value)
+        return json_string(value)
     if value is None or isinstance(value, bool):
         return _CONSTANTS[value]
-    return _LINE(value)
+    return json_line(value)
 
 
 def line_text(line: Line, texts: dict[object, str]) -> str:
-    """``_LINE(line.to_json())``, the same text put together field by field. ``texts`` keeps,
+    """``json_line(line.to_json())``, the same text put together field by field. ``texts`` keeps,
     for the lines of one write, the parts most lines share (a block's 400 lines share their
     block, hash and anchor; most, their verdict, reason and flags; each check's name is the
     same at every block), each encoded once."""
@@ -57,10 +54,10 @@ def line_text(line: Line, texts: dict[object, str]) -> str:
     if line.anchor is not None:
         kept = texts.get(id(line.anchor))
         if kept is None:
-            kept = texts[id(line.anchor)] = ', "anchor": ' + _LINE(line.anchor)
+            kept = texts[id(line.anchor)] = ', "anchor": ' + json_line(line.anchor)
         anchor = kept
     detail = ', "detail": ' + _scalar(line.detail) if line.detail else ""
-    return (f'{head}{check}{middle}{_LINE(line.derived)}, '
+    return (f'{head}{check}{middle}{json_line(line.derived)}, '
             f'"evidence_digest": {_scalar(line.evidence_digest)}{anchor}{detail}}}')
 
 
@@ -93,7 +90,7 @@ class Sink:
         return error.worded(self.spell)
 
     def _write(self, objects: list[JsonObject]) -> None:
-        self._put("".join(_LINE(o) + "\n" for o in objects))
+        self._put("".join(json_line(o) + "\n" for o in objects))
 
     def _write_lines(self, lines: list[Line]) -> None:
         self._put(lines_text(lines))

@@ -27,13 +27,13 @@ bounded in SQL before a value is fetched). Whatever is wrong is one line, ``stor
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from recompute.core.errors import OptionError, UsageError, literal
+from recompute.core.jsontext import json_line
 from recompute.watch import store_records as records
 from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
@@ -232,7 +232,7 @@ class Store:
         with self.db:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)",
-                                [(k, json.dumps(v)) for k, v in values.items()])
+                                [(k, json_line(v)) for k, v in values.items()])
 
     # ---- segments (range mode) -----------------------------------------------------------
 
@@ -245,8 +245,8 @@ class Store:
             self.db.execute(
                 "INSERT OR REPLACE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (result.lo, result.hi, result.parent_hash, result.top_hash,
-                 json.dumps(result.hashes),
-                 json.dumps(list(result.failure)) if result.failure else None,
+                 json_line(result.hashes),
+                 json_line(list(result.failure)) if result.failure else None,
                  result.endpoint, result.seconds))
             self._insert_lines(result.lines)
 
@@ -256,7 +256,7 @@ class Store:
         for line in lines:
             position = positions.get(line["block"], 0)
             positions[line["block"]] = position + 1
-            rows.append((line["block"], position, json.dumps(line)))
+            rows.append((line["block"], position, json_line(line)))
         self.db.executemany("INSERT INTO lines VALUES (?, ?, ?)", rows)
 
     def segments(self, descending: bool = False, with_lines: bool = True
@@ -372,8 +372,8 @@ class Store:
         self.db.execute("DELETE FROM lines WHERE block = ?", (block,))
         self._insert_lines(lines)
         self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
-            ("last_final_block", json.dumps(block)),
-            ("last_final_hash", json.dumps(block_hash))])
+            ("last_final_block", json_line(block)),
+            ("last_final_hash", json_line(block_hash))])
 
     def record_write(self, journal: dict[str, object], finals: list[FinalBlock],
                      progress: dict[str, object]) -> None:
@@ -388,5 +388,5 @@ class Store:
             for block, block_hash, lines in sorted(finals):
                 self._final(lines, block, block_hash)
             self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
-                ("stdout_journal", json.dumps(journal)),
-                *((key, json.dumps(value)) for key, value in progress.items())])
+                ("stdout_journal", json_line(journal)),
+                *((key, json_line(value)) for key, value in progress.items())])

@@ -1,8 +1,8 @@
 """Shared helpers for the contract tests of the AMM registry and the ERC-8312 meters.
 
 Everything here is either chain plumbing (timestamped transactions, expected custom errors,
-snapshots) or a value taken from the Agent Meditation Mechanism seed (AMM §Test Cases), so the
-tests compare the deployed contracts against numbers that do not come from the contracts.
+snapshots) or a value taken from the Agent Meditation Mechanism specification (AMM §Test Cases), so
+the tests compare the deployed contracts against numbers that do not come from the contracts.
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ class Chain:
 def start_chain(timestamp: int, *names: str) -> Chain:
     """Start anvil with genesis ``timestamp`` and deploy the named artifacts (from accounts[0]).
 
-    The AMM tests need a genesis before the seed's timepoints (November 2025), earlier than the
-    default devnet genesis, so they start their own node instead of ``module_anvil``.
+    The AMM tests need a genesis before the specification's timepoints (November 2025), earlier
+    than the default devnet genesis, so they start their own node instead of ``module_anvil``.
     """
     node = Anvil(timestamp=timestamp).start()
     try:
@@ -195,7 +195,7 @@ def contract_fixture(name: str):
     return contract
 
 
-# --------------------------------------------------------------------------- AMM seed values
+# ------------------------------------------------------------------- AMM specification values
 
 REGISTRY = "AgentMeditationRegistry"  # the honest registry's artifact
 
@@ -274,7 +274,7 @@ NEXT_PLANNED_AT = 1762740000
 OPS_MASK = 0x0456
 INTERFACE_ID = 0x9C81B550
 
-# The seed does not give the enrolment time or the block that records the cycle; these are
+# The specification does not give the enrolment time or the block that records the cycle; these are
 # chosen before the cycle's start (so policy version 1 governs it) and after its end.
 GENESIS = 1762600000
 ENROLLED_AT = 1762650000

@@ -1,8 +1,8 @@
 """Shared helpers for the ERC-8447 swarm registry contract tests.
 
 Everything here is chain plumbing (timestamped transactions, expected custom errors, snapshots,
-library linking) or a constant written out from the ERC-8447 seed text (enum orders of §3.1,
-§5.1, §6.1 and §8, identifier preimages of §3.2, §3.4 and §7.1), so the tests compare the
+library linking) or a constant written out from the ERC-8447 specification text (enum orders of
+§3.1, §5.1, §6.1 and §8, identifier preimages of §3.2, §3.4 and §7.1), so the tests compare the
 deployed registry against values that do not come from the registry.
 """
 
@@ -37,7 +37,7 @@ def selector(signature: str) -> bytes:
     return keccak(signature.encode())[:4]
 
 
-# --------------------------------------------------------------------------- seed enums
+# --------------------------------------------------------------------------- specification enums
 
 # §3.1
 OPEN, GATED, CLOSED = 0, 1, 2

@@ -43,7 +43,7 @@ from amm_helpers import (
 from eth_hash.auto import keccak
 
 # The canonical signatures of the 23 functions of IAgentMeditation (AMM §Interface), written
-# out by hand from the seed's structures.
+# out by hand from the specification's structures.
 POLICY_T = "(bytes32,string,uint8,uint8,uint8,uint8,uint48,uint48,uint48[4])"
 FLOOR_T = "(uint8,uint48,uint48[4])"
 REPORT_T = ("(uint64,bytes32,bytes32[4],uint8,uint8,uint16,uint8,uint8,uint32,uint48,uint48,"

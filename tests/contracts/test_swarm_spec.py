@@ -1,9 +1,9 @@
-# ruff: noqa: E501  (the §12/§13 declarations below are copied verbatim from the seed)
+# ruff: noqa: E501  (the §12/§13 declarations below are copied verbatim from the ERC-8447 text)
 """ERC-8447 §3 (spec validation and storage), §7.1 (vocabulary), §15 (clock) and §16 (ids).
 
 Every §3.2 rule is broken once on an otherwise valid spec and must revert with its §18 error;
 `specHash` is recomputed with eth_abi; the §16 interface identifiers are recomputed from the
-§12/§13 signatures written out below (copied from the seed text).
+§12/§13 signatures written out below (copied from the specification text).
 """
 
 from __future__ import annotations
@@ -440,7 +440,7 @@ STRUCTS = {
     "SAITypes.MilestoneStatus": "uint8",
 }
 
-# §12 ISwarmRegistry, the function declarations as the seed writes them (parameters only).
+# §12 ISwarmRegistry, the function declarations as the specification writes them (parameters only).
 I_SWARM_REGISTRY = """
 supportsInterface(bytes4 interfaceId)
 specHashOf(SAITypes.SwarmSpec calldata spec)

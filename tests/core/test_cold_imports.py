@@ -21,7 +21,7 @@ import pytest
 
 from recompute import data
 from recompute.devnet.contracts import connect, deploy
-from recompute.recipes.framework import BUNDLED_AREAS, load_recipes
+from recompute.recipes.registry import BUNDLED_AREAS, load_recipes
 from recompute.sources.fixture_node import FixtureNode
 from tests.core.fixturedata import CONTRACT, FIXTURES
 
@@ -120,22 +120,24 @@ def test_bundled_areas_table_names_each_recipes_module():
 
 
 def test_get_recipe_imports_only_the_named_area():
-    code = ("import sys; from recompute.recipes.framework import get_recipe; "
+    code = ("import sys; from recompute.recipes.registry import get_recipe; "
             "get_recipe('8312/cap-conservation'); "
             "print(sorted(m for m in sys.modules if m.startswith('recompute.recipes.')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
-    assert eval(done.stdout) == ["recompute.recipes.erc8312", "recompute.recipes.erc8312_budget",
+    assert eval(done.stdout) == ["recompute.recipes.base", "recompute.recipes.erc8312",
+                                 "recompute.recipes.erc8312_budget",
                                  "recompute.recipes.erc8312_cap",
                                  "recompute.recipes.erc8312_meters",
-                                 "recompute.recipes.framework"]
+                                 "recompute.recipes.outputs", "recompute.recipes.params",
+                                 "recompute.recipes.plan", "recompute.recipes.registry"]
 
 
 def test_a_user_recipe_shadowing_a_bundled_name_is_still_refused(tmp_path, run_cli):
     # the short path (one area's module) is taken only without user recipes: with them,
     # every recipe loads and a second 8312/cap-conservation is refused, never silently used
     (tmp_path / "shadow.py").write_text(
-        "from recompute.recipes.framework import Recipe, register\n"
+        "from recompute.recipe import Recipe, register\n"
         "@register\n"
         "class Shadow(Recipe):\n"
         "    name = '8312/cap-conservation'\n")

@@ -12,7 +12,7 @@ def test_demo_runs_the_devnet_and_exposes_the_liars():
                             text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    # the seed's worked example, proven: version 2 with the post root 0x9918ebff…c3de
+    # the specification's worked example, proven: version 2 with the post root 0x9918ebff…c3de
     assert "stateVersion=2, root=0x9918ebff…c3de" in out
     assert "VERIFIED-BAD   a subject that only pulses, layer 0 @ amm.overdue" in out
     assert "signalStatus(address) says status=PRESENT, proven storage says SILENT" in out

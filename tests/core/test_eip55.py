@@ -6,7 +6,7 @@ import pytest
 
 from recompute.core.errors import ArgumentError, UsageError
 from recompute.core.hexdata import as_data, checksum_problem, eip55, parse_address
-from recompute.recipes.framework import Param
+from recompute.recipes.params import Param
 
 # EIP-55 §Test Cases (all caps, all lower, normal)
 EIP55_EXAMPLES = [

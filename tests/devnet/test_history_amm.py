@@ -1,7 +1,7 @@
 """The devnet's AMM history, checked through the registries' own views at each named moment.
 
 Expected values are written out by hand from the script (``recompute/devnet/history_amm.py``:
-its cast and timestamps) and from the AMM seed (§Test Cases: the worked example's roots,
+its cast and timestamps) and from the AMM specification (§Test Cases: the worked example's roots,
 commitments and record fields; §Status derivation for deadlines), never read back from the
 history module. Every view is an ``eth_call`` at the moment's block.
 """

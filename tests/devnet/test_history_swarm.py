@@ -2,7 +2,7 @@
 (evaluated at that block) give what the script and ERC-8447 say they should.
 
 Every expected value below is written from the script in ``recompute/devnet/history_swarm.py``
-and the seed's rules, counted by hand: one revision per state-changing call (§5.4; reverted
+and the specification's rules, counted by hand: one revision per state-changing call (§5.4; reverted
 calls and the lying registry's cache setters change nothing), §6.5 rosterMet over ACTIVE seats
 only, the lazy NOT_CARRIED (§7.2) and SWARM_DISSOLVED (§5.2) exits.
 """

@@ -25,7 +25,7 @@ from recompute.devnet.l2_moments import L2_MOMENTS, UNNAMED, describe_l2
 from recompute.devnet.moments import ABOUT
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from tests.cli import run_cli
 

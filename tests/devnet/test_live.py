@@ -85,7 +85,7 @@ def _canonical_lie(state: Path, rpc: str) -> dict:
 
 def test_the_producers_log_names_the_block_of_each_step(live):
     """Each step's line names the block that holds its change, at that block's time, and a lie
-    is a lie there by the seed's rule (AMM §Status derivation: SILENT when the block's time
+    is a lie there by the specification's rule (AMM §Status derivation: SILENT when the block's time
     exceeds lastSignalAt + pulseInterval), hand-computed from the lying registry's view of
     lastSignalAt (the field it answers honestly) at that block."""
     state, manifest = live

@@ -1,7 +1,7 @@
 """The devnet manifest's named moments say what each is about (subject, layer or swarm, the
 recipe that shows it, its parameters and its expected verdict), `recompute devnet up` writes
-them, and each says true: the expected verdicts were worked out by hand from the seeds and the
-history script (recompute/devnet/moments.py), and running the named recipe at the moment must
+them, and each says true: the expected verdicts were worked out by hand from the specifications and
+the history script (recompute/devnet/moments.py), and running the named recipe at the moment must
 give them."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from recompute.data import VECTORS
 from recompute.devnet.moments import ABOUT
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe, load_recipes
+from recompute.recipes.registry import get_recipe, load_recipes
 from recompute.sources.live import LiveSource
 from recompute.vectors import load_json
 from tests.cli import run_cli

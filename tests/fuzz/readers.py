@@ -422,7 +422,7 @@ def _pack(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
 
 def _document(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
     """``amm/commitment --param document=FILE``: the recipe's plan up to its first reads."""
-    from recompute.recipes.framework import get_recipe
+    from recompute.recipes.registry import get_recipe
 
     path = _write(scratch / "layer.json", data)
     recipe = get_recipe("amm/commitment")

@@ -4,7 +4,7 @@ scripted pair's registry keeps one number in slot 0."""
 from __future__ import annotations
 
 from recompute.recipe import INT, Derivation, Param, Slots, register
-from recompute.recipes.framework import SplitRecipe
+from recompute.recipes.base import SplitRecipe
 
 
 @register

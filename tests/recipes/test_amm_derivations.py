@@ -1,6 +1,7 @@
-"""AMM pure derivations without a chain: the seed's §Test Cases numbers and behavioural cases.
+"""AMM pure derivations without a chain: the specification's §Test Cases numbers and behavioural
+cases.
 
-Expected values are the seed's own (domain tags, JCS rows, worked-example commitments and
+Expected values are the specification's own (domain tags, JCS rows, worked-example commitments and
 roots) or hand computations from §Status derivation, never outputs of the code under test.
 """
 

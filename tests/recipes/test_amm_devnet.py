@@ -1,7 +1,7 @@
 """AMM recipes on the devnet, through the real CLI, at named moments.
 
 Expected results are written from the devnet script (recompute/devnet/history_amm.py) and the
-seed by hand: e.g. the pulser enrolled at 1762650024 with layer 0 every 86400 s and a due
+specification by hand: e.g. the pulser enrolled at 1762650024 with layer 0 every 86400 s and a due
 window of 3600 s has its deadline at 1762736424, so it is DUE at 1762733000 and OVERDUE from
 1762736424 on.
 """

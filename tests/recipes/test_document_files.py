@@ -9,7 +9,7 @@ import json
 import pytest
 
 from recompute.core.errors import UsageError
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 
 
 @pytest.mark.parametrize("value", [10**30, 2**53 + 1])

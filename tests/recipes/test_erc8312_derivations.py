@@ -1,6 +1,6 @@
 """ERC-8312 pure derivations without a chain: shapes, slots, cap conservation, aggregate budget.
 
-Expected values are hand computations from the seed's definitions (ERC-8312 thread:
+Expected values are hand computations from the specification's definitions (ERC-8312 thread:
 ``struct:S:A:C``, reserved + confirmed; §5.1 Σ admitted Drawn) or the layout engine's own slot
 derivation for the bundled reference layouts (an independent implementation), never outputs
 of the code under test.

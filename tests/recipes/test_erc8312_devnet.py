@@ -19,7 +19,7 @@ from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from tests import REPO_ROOT
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
-from recompute.evaluator.digest import ReadEntry, ReadGroup, canonical, evidence_digest
+from recompute.core.jsontext import canonical_json as canonical
+from recompute.evaluator.digest import ReadEntry, ReadGroup, evidence_digest
 
 BLOCK = {"number": 7, "hash": "0x" + "ab" * 32, "state_root": "0x" + "cd" * 32,
          "receipts_root": "0x" + "ef" * 32, "timestamp": 1762601248}
@@ -59,3 +61,20 @@ def test_the_digest_from_kept_groups_is_the_definitions():
     more = reads + [ReadEntry({**READ, "path": "c"})]  # added outside the groups
     assert (evidence_digest(canonical(BLOCK), more, [], derived, groups)
             == _by_definition(BLOCK, more, [], derived))
+
+
+def test_the_recipe_docs_watch_md_gives_a_third_party_re_creates_the_digest():
+    """docs/watch.md §Evidence digest: its Python lines, run on evidence the digest code hashed
+    (unsorted keys, non-ASCII and control characters, a nested table), assert the same digest."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "watch.md").read_text()
+    section = page.split("### Evidence digest", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+    reads = [ReadEntry(READ), ReadEntry({**READ, "path": "names[\"é\"]\n\u2028", "block": 5})]
+    derived = {"z": "ünïcode 𝄞", "a": {"0xbb": "40", "0xaa": True}, "m": None}
+    logs = [{"address": "0x" + "12" * 20, "topics": ["0x01"], "data": "0x", "block": 6}]
+    evidence = {"block": BLOCK, "derived": derived, "logs": logs, "reads": reads,
+                "evidence_digest": evidence_digest(canonical(BLOCK), reads, logs, derived)}
+    exec(snippet, {"step_json": json.loads(json.dumps({"evidence": evidence}))})
+    evidence["evidence_digest"] = "0" * 64  # the snippet can fail
+    with pytest.raises(AssertionError):
+        exec(snippet, {"step_json": json.loads(json.dumps({"evidence": evidence}))})

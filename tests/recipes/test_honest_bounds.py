@@ -1,7 +1,7 @@
 """What a verdict does not prove (docs/design.md §Verdicts follow the normative text).
 
 - The ERC-8312 verdicts name their bound: Σ metered draws <= cap covers only draws routed
-  through the meter; non-bypassability is the substrate's obligation (seed 003, the §5.1
+  through the meter; non-bypassability is the substrate's obligation (ERC-8312, the §5.1
   thread: "it asserts Σ metered draws ≤ cap only over draws routed through the meter —
   non-bypassability is the substrate obligation the profile states, not something the
   recompute proves").

@@ -11,7 +11,7 @@ from recompute.core.anchor import anchor_block
 from recompute.core.errors import Unverifiable
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 
 BUDGET = "8312/aggregate-budget"

@@ -15,7 +15,9 @@ from recompute.core.errors import UsageError
 from recompute.evaluator.job import Job, step_many
 from recompute.evaluator.kept_plans import MOST_ANSWERS, KeptPlan, PlanMemo
 from recompute.layout import load_layout
-from recompute.recipes.framework import Clock, Derivation, Reads, SplitRecipe, get_recipe
+from recompute.recipes.base import SplitRecipe
+from recompute.recipes.plan import BlockClock, Derivation, Reads
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from tests.amm_view import layer_status_view
 
@@ -63,7 +65,7 @@ def test_the_same_values_replay_the_rounds_and_derive_with_each_clock():
     recipe, memo = Versioned(), PlanMemo()
     values = state(1, {1: 150})
     for number, now in ((10, 100), (11, 120), (12, 200)):
-        asked, derivation = run(KeptPlan(recipe, {}, Clock(number, now), memo), values)
+        asked, derivation = run(KeptPlan(recipe, {}, BlockClock(number, now), memo), values)
         assert asked == [["head"], ["entries[1]"]]
         assert derivation.derived == {"version": 1, "limit": 150, "clock": now}
         assert derivation.holds is (150 > now)
@@ -72,18 +74,18 @@ def test_the_same_values_replay_the_rounds_and_derive_with_each_clock():
 
 def test_a_changed_first_value_re_plans_the_second_round():
     recipe, memo = Versioned(), PlanMemo()
-    run(KeptPlan(recipe, {}, Clock(1, 100), memo), state(1, {1: 150, 2: 300}))
-    asked, derivation = run(KeptPlan(recipe, {}, Clock(2, 101), memo),
+    run(KeptPlan(recipe, {}, BlockClock(1, 100), memo), state(1, {1: 150, 2: 300}))
+    asked, derivation = run(KeptPlan(recipe, {}, BlockClock(2, 101), memo),
                             state(2, {1: 150, 2: 300}))
     assert asked == [["head"], ["entries[2]"]]  # the version the head now names
     assert derivation.derived["limit"] == 300
     # a changed second-round value (same path): the new value, not the kept one
-    asked, derivation = run(KeptPlan(recipe, {}, Clock(3, 102), memo),
+    asked, derivation = run(KeptPlan(recipe, {}, BlockClock(3, 102), memo),
                             state(2, {1: 150, 2: 50}))
     assert asked == [["head"], ["entries[2]"]] and derivation.derived["limit"] == 50
     # back to the first values: kept, replayed
     runs = recipe.runs
-    asked, derivation = run(KeptPlan(recipe, {}, Clock(4, 103), memo),
+    asked, derivation = run(KeptPlan(recipe, {}, BlockClock(4, 103), memo),
                             state(1, {1: 150, 2: 50}))
     assert asked == [["head"], ["entries[1]"]] and derivation.derived["limit"] == 150
     assert recipe.runs == runs
@@ -105,10 +107,11 @@ def test_what_a_recipe_alters_is_not_what_was_kept():
     for the next block's values (red when the kept answer is the one handed to the recipe)."""
     recipe, memo = Scribbler(), PlanMemo()
     handed = state(1, {1: 150, 2: 300})
-    asked, _ = run(KeptPlan(recipe, {}, Clock(1, 100), memo), handed)
+    asked, _ = run(KeptPlan(recipe, {}, BlockClock(1, 100), memo), handed)
     assert asked == [["head"], ["entries[1]"]]
     assert handed["head"] == {"version": 1}  # the recipe altered a copy
-    asked, derivation = run(KeptPlan(recipe, {}, Clock(2, 100), memo), state(2, {1: 150, 2: 300}))
+    asked, derivation = run(KeptPlan(recipe, {}, BlockClock(2, 100), memo),
+                            state(2, {1: 150, 2: 300}))
     assert asked == [["head"], ["entries[2]"]] and derivation.derived["limit"] == 300
 
 
@@ -128,14 +131,14 @@ class Overwriter(Versioned):
 def test_a_derivation_cannot_alter_the_inputs_of_a_later_block():
     recipe, memo = Overwriter(), PlanMemo()
     for number in (1, 2, 3):
-        _, derivation = run(KeptPlan(recipe, {}, Clock(number, 100), memo), state(1, {1: 150}))
+        _, derivation = run(KeptPlan(recipe, {}, BlockClock(number, 100), memo), state(1, {1: 150}))
         assert derivation.derived == {"limit": 150}
 
 
 def test_answers_kept_per_round_are_bounded():
     recipe, memo = Versioned(), PlanMemo()
     for version in range(MOST_ANSWERS + 5):
-        asked, _ = run(KeptPlan(recipe, {}, Clock(version, 100), memo),
+        asked, _ = run(KeptPlan(recipe, {}, BlockClock(version, 100), memo),
                        state(version, {version: 500}))
         assert asked == [["head"], [f"entries[{version}]"]]
     assert len(memo.first.next) == MOST_ANSWERS
@@ -153,10 +156,10 @@ class Drifting(Versioned):
 
 def test_reads_that_do_not_replay_are_a_usage_error():
     recipe, memo = Drifting(), PlanMemo()
-    run(KeptPlan(recipe, {}, Clock(1, 100), memo), state(1, {1: 150}))
+    run(KeptPlan(recipe, {}, BlockClock(1, 100), memo), state(1, {1: 150}))
     values = {**state(2, {2: 150}), "other": {}}
     with pytest.raises(UsageError, match="test/versioned: its reads asked for other values"):
-        run(KeptPlan(recipe, {}, Clock(2, 100), memo), values)
+        run(KeptPlan(recipe, {}, BlockClock(2, 100), memo), values)
 
 
 def test_one_job_across_policy_versions_is_the_registry_view_at_each_block(devnet):

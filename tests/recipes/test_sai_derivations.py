@@ -1,8 +1,8 @@
 """ERC-8447 (SAI) pure derivations without a chain, against hand computations.
 
-Enum numbers are the seed's orders (§5.1 LifecycleState, §6.1 MemberStatus / ExitReason);
+Enum numbers are the specification's orders (§5.1 LifecycleState, §6.1 MemberStatus / ExitReason);
 expected statuses, counts, revision arithmetic and digests are worked out by hand from the
-seed's rules (§5.2/§7.2 lazy exits, §6.5 roster condition, §5.4 revision log, §4.1 hashes),
+specification's rules (§5.2/§7.2 lazy exits, §6.5 roster condition, §5.4 revision log, §4.1 hashes),
 never taken from the code under test.
 """
 

@@ -10,7 +10,7 @@ from recompute.devnet.contracts import connect, deploy
 from recompute.evaluator.job import Job, step_many
 from recompute.layout import load_layout
 from recompute.recipe import Derivation, Reads, Recipe
-from recompute.recipes.framework import SplitRecipe
+from recompute.recipes.base import SplitRecipe
 from recompute.sources.live import LiveSource
 
 KEY = "0x" + "ab" * 32
@@ -95,7 +95,7 @@ def test_nested_containers_are_not_shared_with_a_sibling_nor_kept(devnet):
     """The AMM registry's policy and floor hold arrays: a check that alters an array inside
     the struct it was handed must not change the deadline a sibling derives (AMM §Policy and
     floor: the pulser's layer 0 every 86400 s), at the block or when the reads are carried."""
-    from recompute.recipes.framework import get_recipe
+    from recompute.recipes.registry import get_recipe
 
     node, manifest = devnet
     layout = load_layout("amm-registry")

@@ -8,7 +8,7 @@ from recompute.core.anchor import anchor_block
 from recompute.devnet.contracts import connect, deploy
 from recompute.evaluator.job import Job, step, step_many
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 
 CAP = "8312/cap-conservation"

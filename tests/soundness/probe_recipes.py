@@ -8,7 +8,7 @@ taken from the entries); and a recipe that reads at an ancestor of the pinned bl
 from __future__ import annotations
 
 from recompute.recipe import INT, Derivation, Param, Reads, Recipe, Slots, register
-from recompute.recipes.framework import SplitRecipe
+from recompute.recipes.base import SplitRecipe
 
 
 @register

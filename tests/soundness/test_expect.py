@@ -9,7 +9,7 @@ import pytest
 from recompute.cli import main
 from recompute.core.errors import UsageError
 from recompute.evaluator.evidence import expectation_holds
-from recompute.recipes.framework import get_recipe, load_recipes
+from recompute.recipes.registry import get_recipe, load_recipes
 from recompute.watch.config import load_config
 
 DEAD = "http://127.0.0.1:9"  # nothing listens: asking it would be rpc-unreachable (exit 2)

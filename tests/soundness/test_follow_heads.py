@@ -21,7 +21,7 @@ from recompute.core.header import Header
 from recompute.core.keccak import EMPTY_TRIE_ROOT
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from recompute.watch.config import Check
 from recompute.watch.evaluate import BlockEvaluator

@@ -19,7 +19,8 @@ from recompute.devnet.contracts import connect, deploy
 from recompute.evaluator.job import step
 from recompute.evaluator.runner import Runner
 from recompute.layout import load_layout
-from recompute.recipes.framework import ReceiptsAt, get_recipe
+from recompute.recipes.plan import ReceiptsAt
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 
 HERE = Path(__file__).resolve().parent
@@ -103,7 +104,7 @@ def test_the_stranger_artifact_is_a_fresh_build(tmp_path):
 @pytest.mark.parametrize("request_above", ["reads", "logs", "receipts"])
 def test_a_block_above_the_pin_is_a_usage_error_not_an_empty_answer(forged, request_above):
     from recompute.core.errors import UsageError
-    from recompute.recipes.framework import Logs, Reads
+    from recompute.recipes.plan import Logs, Reads
 
     url, block_hash, meter, _, _, number = forged
     block = anchor_block([LiveSource(url)], block_hash=bytes(block_hash))
@@ -126,7 +127,8 @@ def test_two_layouts_of_one_contract_name_are_read_each_through_its_own(forged):
     from recompute.core.outcome import Outcome
     from recompute.evaluator.job import Job, step_many
     from recompute.layout.descriptor import parse_descriptor
-    from recompute.recipes.framework import Derivation, Reads, Recipe
+    from recompute.recipes.base import Recipe
+    from recompute.recipes.plan import Derivation, Reads
 
     url, block_hash, meter, _, root, _ = forged
     real = load_layout("meter-aggregate-budget")

@@ -24,7 +24,7 @@ from recompute.core.errors import Unverifiable
 from recompute.core.verdict import Verdict
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource
 from recompute.watch.alerts import Hooks
 from recompute.watch.config import Check

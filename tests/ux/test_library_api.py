@@ -68,7 +68,7 @@ def test_a_moment_steps_with_its_manifest_parameters_as_text_or_typed(chain):
 def test_derived_values_come_back_as_their_json_types(chain):
     """`Outcome.derived`: an int as an int, a bool as a bool; the evidence keeps the decimal
     text its digest hashes (docs/library.md). Expected: the AMM moment's deadline is an integer
-    of the seed's (a timestamp), never_completed a bool."""
+    of the specification's (a timestamp), never_completed a bool."""
     node, manifest, _ = chain
     moment = manifest["moments"]["amm.overdue"]
     about = moment["about"]

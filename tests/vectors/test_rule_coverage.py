@@ -1,10 +1,11 @@
-"""The rule inventory (vectors/rules.json): every rule of the seeds a recipe implements is
+"""The rule inventory (vectors/rules.json): every rule of the specifications a recipe implements is
 decided by at least one shipped vector, or listed with the reason none can be.
 
 "Decided" is measured, not asserted: each rule's mistaken method (``mistakes_of(recipe)[rule id]``,
 one mistake per rule) is replayed on every vector the inventory lists for it, and each must fail
 (its verdict, or only a derived value, as listed). Expected outcomes of the inventory's vectors
-are hand-computed from the seeds (``hand_computed``) and compared with the committed vectors."""
+are hand-computed from the specifications (``hand_computed``) and compared with the committed
+vectors."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import json
 import pytest
 
 from recompute.data import VECTORS
-from recompute.recipes.framework import load_recipes
+from recompute.recipes.registry import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
 from recompute.vectors.replay import replay

@@ -130,7 +130,7 @@ def test_add_creates_a_suite_that_does_not_exist_yet(tmp_path):
 
 
 def test_every_recipe_has_a_devnet_vector():
-    from recompute.recipes.framework import BUNDLED_AREAS, load_recipes
+    from recompute.recipes.registry import BUNDLED_AREAS, load_recipes
 
     covered = {load_json(p)["recipe"] for p in (VECTORS / "devnet").glob("*.json")}
     # the bundled recipes: a user recipe module another test loaded in this process (the

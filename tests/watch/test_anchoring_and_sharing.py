@@ -10,7 +10,7 @@ from recompute.core.anchor import anchor_block, by_parent_link
 from recompute.core.errors import Unverifiable
 from recompute.evaluator.job import step
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.config import Check

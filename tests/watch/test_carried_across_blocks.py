@@ -21,7 +21,7 @@ from recompute.core.verdict import Verdict
 from recompute.devnet.anvil import rpc_call
 from recompute.devnet.contracts import connect, deploy
 from recompute.layout import load_layout
-from recompute.recipes.framework import get_recipe
+from recompute.recipes.registry import get_recipe
 from recompute.sources.cache import SharedSource
 from recompute.sources.live import LiveSource
 from recompute.watch.auditor import Auditor

@@ -20,7 +20,7 @@ import pytest
 
 from recompute.cli.flags import cli_message
 from recompute.core.errors import UsageError
-from recompute.recipes.framework import _REGISTRY
+from recompute.recipes.registry import _REGISTRY
 from recompute.watch.config import load_config
 from recompute.watch.segment import SegmentTask, evaluate_segment
 from tests import REPO_ROOT

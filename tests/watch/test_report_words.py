@@ -53,7 +53,7 @@ def test_the_anchor_rows_name_times_and_hide_keys():
 
 
 def test_derived_values_by_their_type():
-    worker = "0x" + keccak256(b"sai.role.worker").hex()  # the seed's reserved role id
+    worker = "0x" + keccak256(b"sai.role.worker").hex()  # the specification's reserved role id
     assert derived_value("clock", "1763341400") == "2025-11-17T01:03:20Z"  # amm: a time
     assert derived_value("silent_since", "0") == "none (0)"
     assert derived_value("cap", "1000000") == "1,000,000 units"  # 8312: an amount
