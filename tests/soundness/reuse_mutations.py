@@ -174,7 +174,7 @@ MUTATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
         "the fast path's digest leaves the logs out (digest.evidence_digest): the reference "
         "takes its digest itself",
         lambda: patched(digest.evidence_digest,
-                        '"logs": {canonical(logs) if logs else "[]"}', '"logs": []')),
+                        '"logs": {canonical_json(logs) if logs else "[]"}', '"logs": []')),
 }
 
 # Rules of the batched node calls that an honest node never puts to the test, so the
