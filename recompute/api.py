@@ -90,12 +90,15 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
 
 def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: bytes | str,
                     block: int | str | None = None, game: bytes | str | None = None,
-                    finality: str = "final", clock: Clock | None = None) -> AnchoredBlock:
+                    finality: str = "final", clock: Clock | None = None,
+                    history: str = "auto") -> AnchoredBlock:
     """An OP-stack L2 block pinned through L1 (docs/l2.md): ``l1_block`` anchored by any
     method (it must be younger than ``clock``'s ``max_anchor_age``), ``portal`` the chain's
     ``OptimismPortal2`` proxy, ``block`` the L2 block (None: the game's), ``game`` the dispute
     game to use (None: the closest usable one at or above ``block``), ``finality`` the weakest
-    tier accepted (``final``, ``resolved``, ``proposed``). Proofs at the block returned are
+    tier accepted (``final``, ``resolved``, ``proposed``), ``history`` how a block below the
+    game's is reached (``auto``, ``hops``, ``walk``: :func:`anchor_block`'s). Proofs at the
+    block returned are
     asked of ``l2_source``; a refused game is :class:`Unverifiable` with its reason."""
     from recompute.l2.anchor import OpStackRequest, by_output_root
     from recompute.l2.finality import TIERS
@@ -106,10 +109,13 @@ def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: 
         block = as_uint256(block, "block")
     if finality not in TIERS:
         raise ArgumentError(f"finality: {finality!r} is not one of {', '.join(TIERS)}")
+    if history not in _hops.MODES:
+        raise ArgumentError(f"history: {history!r} is not one of {', '.join(_hops.MODES)}")
     request = OpStackRequest(portal=_address(portal, "portal"), block=block,
                              game=None if game is None else _address(game, "game"),
                              accept=finality)
-    return by_output_root(l1_block, l2_source, request, clock or Clock())
+    return by_output_root(l1_block, l2_source, request, clock or Clock(),
+                          reach=functools.partial(_hops.reach, mode=history))
 
 
 def prove_account(block: AnchoredBlock, address: bytes | str,

@@ -53,4 +53,4 @@ def l2_follower(chain: Chain, source: SharedSource, evaluator: BlockEvaluator, s
 
     return GameFollower(evaluator, sink, look, first, poll=poll, max_backoff=max_backoff,
                         max_blocks=max_blocks, stop=stop, start_timeout=start_timeout,
-                        clock=clock)
+                        clock=clock, history=chain.history or "auto")

@@ -267,4 +267,4 @@ def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> Anch
     l1_chain = l1_chain_of(chain)
     request = l2_request(chain, chain.block)
     l1 = anchor_l1(l1_chain)
-    return by_output_root(l1, chain.sources()[0], request, current_clock())
+    return by_output_root(l1, chain.sources()[0], request, current_clock(), reach=chain.reach())

@@ -67,7 +67,7 @@ def l2_lines(detail: dict[str, Any]) -> list[str]:
     l1, game, tier = detail["l1"], detail["game"], detail["tier"]
     resolved = (f"resolved {span(game['resolved_ago_s'])} before the L1 block"
                 if game["resolved_ago_s"] is not None else "not resolved")
-    walked = detail.get("headers_walked")
+    path = detail.get("history_path")
     lines = [
         f"L1 block {l1['block']['number']} {l1['block']['hash']} (anchor "
         f"{l1['anchor']['method']}: trusts {l1['anchor']['trusts']})",
@@ -75,9 +75,18 @@ def l2_lines(detail: dict[str, Any]) -> list[str]:
         f"{game['game_type']}) {game['status']}, {resolved}; finality delay "
         f"{span(detail['finality_delay_s'])}; output root {detail['output_root']} names L2 "
         f"block {game['l2_block_number']}"
-        + (f", {walked} parent link(s) down to this block" if walked else ""),
+        + (f", {reached_from(path)}" if path else ""),
     ]
     if tier != "final":
         lines.append(f"warning: tier {tier}: the game is not final (asked for with "
                      f"--l2-finality {tier}); its root claim can still be overturned")
     return lines
+
+
+def reached_from(path: dict[str, Any]) -> str:
+    """How a block below the pinned one was reached from it (``history_path``), in words."""
+    if path["via"] == "history-contract":
+        hops = path["hops"]
+        return (f"block {hops[-1]['block']} proven from it by {len(hops)} history-contract "
+                "hop(s)")
+    return f"{path['headers_walked']} parent link(s) down to this block ({path['why']})"

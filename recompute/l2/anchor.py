@@ -15,7 +15,9 @@ From an anchored L1 block (any L1 anchor) and the chain's ``OptimismPortal2`` pr
    ``L2ToL1MessagePasser``'s storage root must hash to the root claim
    (``output-root-mismatch``), its header to the block hash the preimage names
    (``l2-header-mismatch``); the message passer's account proof roots in that header;
-5. the L2 block asked for: that block, or one below it by re-hashed parentHash links.
+5. the L2 block asked for: that block, or one below it reached from its state by
+   :func:`recompute.core.hops.reach` (hops through the L2's history storage contract, or the
+   header walk, as ``--history`` says; the way in the evidence's ``history_path``).
 
 This module asks the sources; every decision is a pure function of the modules beside it.
 """
@@ -26,11 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from recompute.core.anchor import AnchoredBlock, by_proven_header
+from recompute.core.anchor import AnchoredBlock, Reach, by_proven_header
 from recompute.core.clock import Clock
 from recompute.core.errors import OptionError, Unverifiable, literal, malformed
 from recompute.core.header import Header
 from recompute.core.hexdata import parse_data
+from recompute.core.hops import reach as reach_below
 from recompute.core.keccak import keccak256
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.source import ProofSource
@@ -336,9 +339,11 @@ def game_standing(l1_block: AnchoredBlock, request: OpStackRequest, clock: Clock
 
 
 def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpStackRequest,
-                   clock: Clock, code_of: CodeOf | None = None) -> AnchoredBlock:
-    """The L2 block of ``request`` anchored through ``l1_block`` (see module doc). The
-    evidence (the anchor's detail) names every step."""
+                   clock: Clock, code_of: CodeOf | None = None,
+                   reach: Reach | None = None) -> AnchoredBlock:
+    """The L2 block of ``request`` anchored through ``l1_block`` (see module doc); one below
+    the game's block by ``reach`` (:func:`recompute.core.hops.reach` in auto mode unless
+    given). The evidence (the anchor's detail) names every step."""
     l1 = _l1_side(l1_block, clock, code_of, request.accept)
     standing = _judged(l1, request)
     header, preimage = _l2_block(l2_source, standing.facts)
@@ -353,8 +358,7 @@ def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpS
                            "one its proof answer claimed")
     if request.block is None or request.block == header.number:
         return top
-    return by_proven_header(l2_source, header, preimage.block_hash, METHOD, detail,
-                            request.block)
+    return (reach or reach_below)(top, request.block)
 
 
 @dataclass(frozen=True)
@@ -378,11 +382,11 @@ class L2Round:
                              self.clock)
 
 
-def below(top: AnchoredBlock, number: int) -> AnchoredBlock:
-    """Block ``number`` at or below ``top`` (an ``op-stack`` block), tied to it by re-hashed
-    parentHash links, its anchor ``top``'s with the walk (``pinned_number``,
-    ``headers_walked``)."""
-    if not isinstance(top.header, Header):
-        raise TypeError("an op-stack block always holds a full header")
-    return by_proven_header(top.source, top.header, top.hash, METHOD, top.anchor.detail,
-                            number)
+def below(top: AnchoredBlock, number: int, history: str = "auto") -> AnchoredBlock:
+    """Block ``number`` at or below ``top`` (an ``op-stack`` block), reached from it as
+    ``history`` says (:func:`recompute.core.hops.reach`: hops through the L2's history
+    contract, or re-hashed parentHash links), its anchor ``top``'s with the way
+    (``pinned_number``, ``history_path``)."""
+    if top.anchor.method != METHOD:
+        raise TypeError("below() takes an op-stack block")
+    return reach_below(top, number, history)

@@ -12,7 +12,8 @@ otherwise, node trouble) and then:
   evaluated again under the next usable game that covers them. A game whose tier rose to
   ``final`` has its lines written again with ``final: true``;
 - the newest usable game: when its L2 block is above the last block written, every block up
-  to it is evaluated, tied to the game's block by re-hashed parentHash links; each line's
+  to it is evaluated, reached from the game's block as ``--history`` says (hops through
+  the L2's history contract, or re-hashed parentHash links); each line's
   ``anchor`` names the game, its tier and the L1 block. A line is final when its game is
   ``final``; with ``--l2-finality resolved|proposed`` it waits, labelled, until the game is.
 
@@ -55,12 +56,13 @@ class GameFollower:
                  first_number: int | None = None, *, poll: float = 1.0,
                  max_backoff: float = 30.0, max_blocks: int | None = None,
                  stop: threading.Event | None = None, start_timeout: float = 60.0,
-                 clock: Clock = SYSTEM):
+                 clock: Clock = SYSTEM, history: str = "auto"):
         self.evaluator, self.sink, self.rounds = evaluator, sink, rounds
         self.first_number = first_number
         self.poll, self.max_backoff, self.max_blocks = poll, max_backoff, max_blocks
         self.stop = stop or threading.Event()
         self.start_timeout, self.clock = start_timeout, clock
+        self.history = history  # how a block below the game's is reached (core.hops)
         self.done: int | None = None  # the highest L2 block whose lines are written
         self.resting: dict[bytes, Resting] = {}  # game -> its lines (oldest game first)
         self.verified = 0
@@ -118,7 +120,7 @@ class GameFollower:
             if self.stop.is_set() or (self.max_blocks is not None
                                       and self.verified >= self.max_blocks):
                 break
-            self._verify(below(top, number), game, top.anchor.detail["tier"])
+            self._verify(below(top, number, self.history), game, top.anchor.detail["tier"])
         return True
 
     def _verify(self, block: AnchoredBlock, game: bytes, tier: str) -> None:
