@@ -248,6 +248,7 @@ def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
     """What to anchor on the L2: the portal, the block (``block_text``: N or latest), the
     game, the tier."""
     from recompute.l2.anchor import OpStackRequest
+    from recompute.l2.presets import load_presets
 
     options = chain.l2_options
     portal, preset = portal_of(options)
@@ -256,8 +257,11 @@ def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
     if isinstance(block, str) and block != "latest":
         raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
                          "(the newest usable game's block)")
+    chosen = load_presets()[options.chain] if options.chain is not None else None
     return OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
-                          game=game, accept=options.finality or "final", preset=preset)
+                          game=game, accept=options.finality or "final", preset=preset,
+                          l1_network=chosen.l1 if chosen else None,
+                          anchor_state_registry=chosen.anchor_state_registry if chosen else None)
 
 
 def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:

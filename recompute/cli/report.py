@@ -61,10 +61,26 @@ def anchor_lines(block: AnchoredBlock) -> list[str]:
     return lines
 
 
+def registry_line(detail: dict[str, Any]) -> str:
+    """The tier line of an L2 block anchored by a standard release's AnchorStateRegistry."""
+    registry, game = detail["anchor_state_registry"], detail["game"]
+    held = (f"anchor game {game['address']} (type {game['game_type']})"
+            if game["address"] is not None else "starting anchor root")
+    return (f"L2 TIER FINAL: the AnchorStateRegistry {registry['address']} "
+            f"({registry['implementation']}, by its listed implementation address on "
+            f"{detail['l1_network']}) holds the {held}; output root {detail['output_root']} "
+            f"names L2 block {game['l2_block_number']}")
+
+
 def l2_lines(detail: dict[str, Any]) -> list[str]:
     """The op-stack anchor's lines: the L1 block, the game and its tier, the tier in capitals
     and a warning line when it is not final (docs/l2.md §Tiers)."""
     l1, game, tier = detail["l1"], detail["game"], detail["tier"]
+    if detail.get("basis") == "anchor-state-registry":
+        return [f"L1 block {l1['block']['number']} {l1['block']['hash']} (anchor "
+                f"{l1['anchor']['method']}: trusts {l1['anchor']['trusts']})",
+                registry_line(detail) + (f", {reached_from(detail['history_path'])}"
+                                         if detail.get("history_path") else "")]
     resolved = (f"resolved {span(game['resolved_ago_s'])} before the L1 block"
                 if game["resolved_ago_s"] is not None else "not resolved")
     path = detail.get("history_path")

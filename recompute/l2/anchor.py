@@ -37,6 +37,7 @@ from recompute.core.hops import reach as reach_below
 from recompute.core.keccak import keccak256
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.source import ProofSource
+from recompute.l2.anchor_state import registry_standing
 from recompute.l2.clone import CloneError, GameClone, parse_clone
 from recompute.l2.finality import TIERS, SystemFacts, tier_of
 from recompute.l2.game import (
@@ -61,7 +62,9 @@ CodeOf = Callable[[bytes, bytes], bytes]  # (address, block hash) -> runtime cod
 class OpStackRequest:
     """What to anchor: the portal proxy, the L2 block (a number, or None for the newest
     usable game's), a game to use (None: the newest usable one covering the block), the
-    weakest tier accepted, and the preset it came from (for the evidence)."""
+    weakest tier accepted, and the preset it came from (for the evidence), with the preset's
+    L1 network and AnchorStateRegistry proxy (a standard release's anchor root:
+    :mod:`recompute.l2.anchor_state`)."""
 
     portal: bytes
     block: int | None = None
@@ -69,6 +72,8 @@ class OpStackRequest:
     accept: str = "final"
     preset: str | None = None
     max_games: int = MAX_GAMES
+    l1_network: str | None = None
+    anchor_state_registry: bytes | None = None
 
 
 class _L1:
@@ -345,7 +350,8 @@ def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpS
     the game's block by ``reach`` (:func:`recompute.core.hops.reach` in auto mode unless
     given). The evidence (the anchor's detail) names every step."""
     l1 = _l1_side(l1_block, clock, code_of, request.accept)
-    standing = _judged(l1, request)
+    released = registry_standing(l1, request)  # a standard release: its registry's root
+    standing = Standing(released[0], "final", released[1]) if released else _judged(l1, request)
     header, preimage = _l2_block(l2_source, standing.facts)
     detail = {**standing.evidence, "output_root_preimage": preimage.to_json(),
               "l1_proof_requests": l1.stats.requests}
@@ -372,9 +378,16 @@ class L2Round:
     clock: Clock
 
     def newest(self) -> AnchoredBlock:
-        """The newest usable game's L2 block, anchored through this round's L1 block."""
-        return by_output_root(self.l1, self.l2_source, replace(self.request, block=None),
-                              self.clock)
+        """The newest usable game's L2 block, anchored through this round's L1 block (a
+        standard release's registry root is refused: its games are not judged again)."""
+        top = by_output_root(self.l1, self.l2_source, replace(self.request, block=None),
+                             self.clock)
+        if top.anchor.detail.get("basis") == "anchor-state-registry":
+            raise Unverifiable("unknown-contract-version",
+                               "watch follow mode does not follow a chain on a standard release "
+                               "(its AnchorStateRegistry's root) yet: audit a range with "
+                               "{from} and {to}", ("from", "to"))
+        return top
 
     def judge(self, game: bytes) -> Standing:
         """``game`` as this round's L1 block shows it (Unverifiable: why it is not usable)."""

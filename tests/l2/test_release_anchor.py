@@ -1,0 +1,241 @@
+"""The anchor-state path end to end (docs/l2.md §Current releases): ``recompute proof
+--chain op-mainnet`` on the release pair of tests/l2/release_pair.py (L1 chain id 1, the
+preset's portal and AnchorStateRegistry proxies naming v7's listed implementation addresses).
+Its verdicts equal those of the same L2 block pinned by its hash; every attack is UNVERIFIABLE
+with its own reason, never a verdict."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recompute.devnet.anvil import Anvil, rpc_call
+from tests.cli import run_cli
+from tests.l2.op_stack_pair import FACTORY, hx
+from tests.l2.op_stack_pair import REGISTRY as L2_REGISTRY
+from tests.l2.release_pair import (
+    PORTAL,
+    PORTAL_SEPOLIA_ONLY,
+    REGISTRY,
+    REGISTRY_V2,
+    build_release_pair,
+)
+from tests.rpcproxy import RpcProxy
+
+pytestmark = pytest.mark.anvil
+
+
+@pytest.fixture(scope="module")
+def release():
+    l1, l2 = Anvil(chain_id=1).start(), Anvil().start()
+    try:
+        yield build_release_pair(l1, l2)
+    finally:
+        l1.stop()
+        l2.stop()
+
+
+def proof(args, *more):
+    done = run_cli("proof", *args, "--address", hx(L2_REGISTRY), "--slot", "0", "--json",
+                   *more)
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def by_hash(release, number, *more):
+    block = rpc_call(release.l2.url, "eth_getBlockByNumber", [hex(number), False])
+    return proof(["--rpc", release.l2.url, "--block-hash", block["hash"]], *more)
+
+
+@pytest.mark.parametrize(("block", "expect"), [(11, "0=11"), (11, "0=10"), (7, "0=7"),
+                                               (7, "0=8")])
+def test_verdicts_through_the_registry_equal_those_pinned_by_the_l2_block_hash(release, block,
+                                                                                expect):
+    release.anchor("final")
+    code, out = proof(release.args("-b", block), "--expect", expect)
+    pinned_code, pinned = by_hash(release, block, "--expect", expect)
+    assert (code, out["verdict"], out["reason"]) == \
+        (pinned_code, pinned["verdict"], pinned["reason"]), out
+    assert code == (0 if expect == f"0={block}" else 1)
+    assert out["evidence"]["block"] == pinned["evidence"]["block"]
+    anchor = out["evidence"]["anchor"]
+    assert (anchor["method"], anchor["tier"], anchor["basis"]) == \
+        ("op-stack", "final", "anchor-state-registry")
+    assert anchor["game"]["address"] == hx(release.pair.games["final"])
+    assert anchor["game"]["l2_block_number"] == 11
+    assert anchor["anchor_state_registry"]["implementation"] == "AnchorStateRegistry 3.9.0"
+    assert anchor["factory"]["implementation"] == "DisputeGameFactory 1.6.1"
+    assert anchor["portal"]["implementation"] == "OptimismPortal2 5.6.1"
+    assert "op-contracts/v7.0.0-rc.4" in anchor["anchor_state_registry"]["identified_by"]
+    assert anchor["l1_network"] == "mainnet"
+
+
+def test_the_starting_anchor_root_when_no_game_is_anchored(release):
+    root = release.pair.output_root_of(11)
+    release.anchor(None, start=(root, 11))
+    code, out = proof(release.args("-b", 9), "--expect", "0=9")
+    assert (code, out["verdict"]) == (0, "VERIFIED-GOOD"), out
+    assert out["evidence"]["anchor"]["game"] == {
+        "address": None, "anchor": "startingAnchorRoot", "root_claim": hx(root),
+        "l2_block_number": 11}
+    release.anchor(None, start=(bytes.fromhex("ab" * 32), 11))  # a root not of block 11
+    code, out = proof(release.args("-b", 9), "--expect", "0=9")
+    assert (code, out["reason"]) == (2, "output-root-mismatch"), out
+
+
+def test_the_text_output_names_the_registry(release):
+    release.anchor("final")
+    done = run_cli("proof", *release.args(), "--address", hx(L2_REGISTRY), "--slot", "0")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (f"L2 TIER FINAL: the AnchorStateRegistry {hx(REGISTRY)} (AnchorStateRegistry "
+            f"3.9.0, by its listed implementation address on mainnet) holds the anchor game "
+            f"{hx(release.pair.games['final'])} (type 0)") in done.stdout
+
+
+@pytest.mark.parametrize(("setup", "reason"), [
+    ({"blacklisted": True}, "game-blacklisted"),
+    ({"retirement": "created"}, "game-retired"),
+    ({"registry_impl": bytes.fromhex("77" * 20)}, "unknown-contract-version"),
+    ({"registry_impl": REGISTRY_V2}, "unknown-contract-version"),
+    ({"portal_impl": PORTAL_SEPOLIA_ONLY}, "l1-network-mismatch"),
+])
+def test_an_attack_on_the_registry_path_is_refused_with_its_reason(release, setup, reason):
+    if setup.get("retirement") == "created":
+        setup = {"retirement": release.created("final")}  # games at or before it: retired
+    release.anchor("final", **setup)
+    code, out = proof(release.args(), "--expect", "0=11")
+    assert (code, out["verdict"], out["reason"]) == (2, "UNVERIFIABLE", reason), out
+
+
+def test_a_game_after_the_retirement_time_is_kept(release):
+    release.anchor("final", retirement=release.created("final") - 1)
+    code, out = proof(release.args(), "--expect", "0=11")
+    assert code == 0, out
+
+
+def test_an_anchor_game_with_a_false_root_gives_no_verdict(release):
+    release.anchor("wrong")
+    code, out = proof(release.args(), "--expect", "0=13")
+    assert (code, out["reason"]) == (2, "output-root-mismatch"), out
+
+
+def test_an_l2_header_that_does_not_hash_to_the_root_s_block_hash(release):
+    release.anchor("final")
+
+    def lie(method, params, reply):
+        if method == "eth_getBlockByNumber" and params[0] == hex(11):
+            reply["result"]["extraData"] = "0x01"  # its claimed hash kept
+        return reply
+
+    with RpcProxy(release.l2.url, lie) as proxy:
+        args = release.args()
+        args[args.index("--rpc") + 1] = proxy.url
+        code, out = proof(args, "--expect", "0=11")
+    assert (code, out["reason"]) == (2, "l2-header-mismatch"), out
+
+
+def test_a_forged_factory_record_is_unrecorded(release):
+    slot = release.record_slot("final")
+    kept = int(rpc_call(release.l1.url, "eth_getStorageAt", [hx(FACTORY), hex(slot), "latest"]),
+               16)
+    forged = kept & ~((1 << 160) - 1) | int.from_bytes(bytes.fromhex("99" * 20), "big")
+    release.slot(FACTORY, slot, forged)  # the record under the game's UUID names another game
+    release.anchor("final")
+    try:
+        code, out = proof(release.args(), "--expect", "0=11")
+        assert (code, out["reason"]) == (2, "game-unrecorded"), out
+    finally:
+        release.slot(FACTORY, slot, kept)
+        release.pair.mine(release.l1)
+
+
+def test_a_copy_of_the_anchor_game_the_factory_did_not_make_is_unrecorded(release):
+    copy = bytes.fromhex("98" * 20)
+    code_of_final = rpc_call(release.l1.url, "eth_getCode",
+                             [hx(release.pair.games["final"]), "latest"])
+    release.pair.set_code(release.l1, copy, bytes.fromhex(code_of_final[2:]))
+    release.pair.games["copy"] = copy
+    try:
+        release.anchor("copy")
+        code, out = proof(release.args(), "--expect", "0=11")
+        assert (code, out["reason"]) == (2, "game-unrecorded"), out
+    finally:
+        del release.pair.games["copy"]
+
+
+def test_the_preset_s_l1_network_must_be_the_anchored_block_s(release):
+    # OP Sepolia's portal, as a standard release's, on this chain-id-1 L1
+    from recompute.l2.presets import load_presets
+
+    sepolia = load_presets()["op-sepolia"]
+    release.proxy(sepolia.portal, bytes.fromhex("e89f13c5ee4033b2d3cd76c9d6958efbfe26d3c2"))
+    release.anchor("final")
+    code, out = proof(release.args(chain="op-sepolia"), "--expect", "0=11")
+    assert (code, out["reason"]) == (2, "l1-network-mismatch"), out
+
+
+def test_a_block_above_the_anchor_and_a_named_game_are_refused(release):
+    release.anchor("final")
+    code, out = proof(release.args("-b", 12), "--expect", "0=12")
+    assert (code, out["reason"]) == (2, "l2-block-unproposed"), out
+    code, out = proof(release.args("--l2-game", hx(release.pair.games["final"])),
+                      "--expect", "0=11")
+    assert (code, out["reason"]) == (2, "unknown-contract-version"), out
+
+
+def test_the_portal_without_a_preset_needs_the_registry_address(release):
+    release.anchor("final")
+    args = release.args()
+    at = args.index("--chain")
+    args[at:at + 2] = ["--l2-portal", hx(PORTAL)]
+    code, out = proof(args, "--expect", "0=11")
+    assert (code, out["reason"]) == (2, "unknown-contract-version"), out
+    assert "--chain NAME" in out["detail"], out
+
+
+def test_the_code_identified_path_is_unchanged_beside_it(release):
+    # the pair's own 0.17.3 portal on the same L1: still read by its code
+    from tests.l2.op_stack_pair import PORTAL as PORTAL_0173
+
+    release.anchor("final")
+    args = release.args("--l2-game", hx(release.pair.games["final"]))
+    at = args.index("--chain")
+    args[at:at + 2] = ["--l2-portal", hx(PORTAL_0173)]
+    code, out = proof(args, "--expect", "0=11")
+    assert code == 0, out
+    assert "basis" not in out["evidence"]["anchor"]
+    assert out["evidence"]["anchor"]["portal"]["implementation"] == "OptimismPortal2 3.10.0"
+
+
+def test_follow_mode_refuses_the_registry_path_in_one_reason(release):
+    from recompute import LiveSource, Unverifiable, anchor_block
+    from recompute.core.clock import SYSTEM
+    from recompute.l2.anchor import L2Round, OpStackRequest
+
+    release.anchor("final")
+    head = rpc_call(release.l1.url, "eth_getBlockByNumber", ["latest", False])["hash"]
+    l1 = anchor_block([LiveSource(release.l1.url)], block_hash=head)
+    request = OpStackRequest(portal=PORTAL, l1_network="mainnet",
+                             anchor_state_registry=REGISTRY)
+    with pytest.raises(Unverifiable) as caught:
+        L2Round(l1, LiveSource(release.l2.url), request, SYSTEM).newest()
+    assert caught.value.reason == "unknown-contract-version"
+    assert "audit a range" in str(caught.value)
+
+
+def test_a_range_audit_rests_on_the_registry_root(release, tmp_path):
+    release.anchor("final")
+    checks = tmp_path / "checks.toml"
+    checks.write_text(f'[[check]]\nname = "slot"\nrecipe = "probe/slot-at-most"\n'
+                      f'address = "{hx(L2_REGISTRY)}"\nparams = {{ cap = 9 }}\n')
+    page = tmp_path / "audit.html"
+    done = run_cli("watch", *release.args(), "--config", checks, "--recipes",
+                   "tests/l2/slot_recipes.py", "--from", "8", "--to", "11", "--html", page)
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert done.returncode == 1, done.stderr  # slot 0 > 9 at blocks 10 and 11
+    assert [(line["block"], line["verdict"]) for line in lines] == [
+        (8, "VERIFIED-GOOD"), (9, "VERIFIED-GOOD"), (10, "VERIFIED-BAD"), (11, "VERIFIED-BAD")]
+    assert "L2 TIER FINAL: pinned through L1 by the root the chain" in page.read_text()
+    assert "AnchorStateRegistry accepted, which is final." in page.read_text()
+    assert lines[-1]["anchor"]["basis"] == "anchor-state-registry"
