@@ -7,7 +7,9 @@ by AnchorStateRegistry 3.x's layout (its snapshot: recompute/data/l2/standard-im
 .json); its ``disputeGameFactory`` the pair's factory proxy, whose games were made by the real
 ``DisputeGameFactory`` 0.17.3 ``create`` (the clone format ``creator ‖ rootClaim ‖ l1Head ‖
 extraData`` of every listed 1.x factory) and whose slot then names the v7 factory address
-(holding that 0.17.3 code: the slots read are the same).
+(holding that 0.17.3 code: the slots read are the same). The registry's implementation address
+holds ``StandardAnchorStateRegistryLayout`` (contracts/src/op-releases: the release's variables
+in its order, with its getters).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recompute.devnet.anvil import Anvil, rpc_call
+from recompute.devnet.contracts import load_artifact
 from recompute.l2.game import IMPLEMENTATION_SLOT, game_uuid, mapping_slot
 from recompute.l2.presets import load_presets
 from tests.l2.op_stack_pair import FACTORY, Pair, build_pair, hx, runtime
@@ -99,7 +102,10 @@ def build_release_pair(l1: Anvil, l2: Anvil) -> ReleasePair:
     release.slot(REGISTRY, FACTORY_SLOT, int.from_bytes(FACTORY, "big"))
     pair.set_code(l1, FACTORY_V7, runtime("DisputeGameFactory"))
     release.slot(FACTORY, IMPLEMENTATION_SLOT, int.from_bytes(FACTORY_V7, "big"))
-    for implementation in (PORTAL_V7, REGISTRY_V7):  # a contract there (its code is not read)
-        pair.set_code(l1, implementation, bytes.fromhex("00"))
+    pair.set_code(l1, PORTAL_V7, bytes.fromhex("00"))  # a contract there (its code is not read)
+    # the registry's implementation: a contract of the release's storage layout, whose getters
+    # (called through the proxy) read that storage as the release's do
+    layout = load_artifact("StandardAnchorStateRegistryLayout")["deployedBytecode"]
+    pair.set_code(l1, REGISTRY_V7, bytes.fromhex(layout[2:]))
     release.anchor("final")
     return release

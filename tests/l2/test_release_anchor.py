@@ -239,3 +239,38 @@ def test_a_range_audit_rests_on_the_registry_root(release, tmp_path):
     assert "L2 TIER FINAL: pinned through L1 by the root the chain" in page.read_text()
     assert "AnchorStateRegistry accepted, which is final." in page.read_text()
     assert lines[-1]["anchor"]["basis"] == "anchor-state-registry"
+
+
+def view(url, to, signature, args=b""):
+    from recompute.core.keccak import keccak256
+
+    data = keccak256(signature.encode())[:4] + args
+    return bytes.fromhex(rpc_call(url, "eth_call", [{"to": hx(to), "data": hx(data)},
+                                                    "latest"])[2:])
+
+
+def test_the_registry_s_and_factory_s_own_getters_read_what_recompute_decoded(release):
+    final = release.pair.games["final"]
+    created = release.created("final")
+    release.anchor("final", retirement=created - 5)
+    code, out = proof(release.args(), "--expect", "0=11")
+    assert code == 0, out
+    seen = out["evidence"]["anchor"]
+    registry = seen["anchor_state_registry"]
+
+    def word(signature, args=b""):
+        return int.from_bytes(view(release.l1.url, REGISTRY, signature, args)[:32], "big")
+
+    assert word("respectedGameType()") == registry["respected_game_type"] == 0
+    assert word("retirementTimestamp()") == registry["retirement_timestamp"] == created - 5
+    assert hx(word("anchorGame()").to_bytes(20, "big")) == registry["anchor_game"] == hx(final)
+    assert hx(word("disputeGameFactory()").to_bytes(20, "big")) == seen["factory"]["address"]
+    assert word("disputeGameBlacklist(address)", bytes(12) + final) == 0
+    # the factory's games(gameType, rootClaim, extraData) -> (proxy, timestamp)
+    game = seen["game"]
+    extra = bytes.fromhex(game["extra_data"][2:])
+    args = (bytes(32) + bytes.fromhex(game["root_claim"][2:]) + (0x60).to_bytes(32, "big")
+            + len(extra).to_bytes(32, "big") + extra)
+    answer = view(release.l1.url, FACTORY, "games(uint32,bytes32,bytes)", args)
+    assert answer[12:32] == final
+    assert int.from_bytes(answer[32:64], "big") == game["created_at"] == created

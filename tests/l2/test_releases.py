@@ -62,3 +62,19 @@ def test_a_listed_release_without_a_layout_is_refused_by_name():
     old = next(e for e in releases.listed if e.label == "AnchorStateRegistry 2.2.2")
     with pytest.raises(UnlistedRelease, match="AnchorStateRegistry 2.2.2 .* no storage layout"):
         releases.layout(old)
+
+
+def test_the_layout_contract_compiles_to_the_snapshot_s_slots():
+    """contracts/src/op-releases' StandardAnchorStateRegistryLayout (the release's variables in
+    its order, compiled by the project's solc-js) has the snapshot's slots for every variable
+    read; the release-pair tests place its code at the listed implementation address."""
+    from recompute.devnet.contracts import load_artifact
+
+    compiled = {v["label"]: v for v in load_artifact(
+        "StandardAnchorStateRegistryLayout")["storageLayout"]["storage"]}
+    snapshot = {v["label"]: v for v in json.loads(
+        (FIXTURES / "storageLayout-AnchorStateRegistry.json").read_text())}
+    for name in ("disputeGameFactory", "anchorGame", "startingAnchorRoot",
+                 "disputeGameBlacklist", "respectedGameType", "retirementTimestamp"):
+        assert (int(compiled[name]["slot"]), compiled[name]["offset"]) == \
+            (int(snapshot[name]["slot"]), snapshot[name]["offset"]), name
