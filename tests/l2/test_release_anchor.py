@@ -274,3 +274,18 @@ def test_the_registry_s_and_factory_s_own_getters_read_what_recompute_decoded(re
     answer = view(release.l1.url, FACTORY, "games(uint32,bytes32,bytes)", args)
     assert answer[12:32] == final
     assert int.from_bytes(answer[32:64], "big") == game["created_at"] == created
+
+
+def test_the_library_takes_a_preset_name(release):
+    from recompute import ArgumentError, LiveSource, anchor_block, anchor_l2_block, prove_account
+
+    release.anchor("final")
+    head = rpc_call(release.l1.url, "eth_getBlockByNumber", ["latest", False])["hash"]
+    l1 = anchor_block([LiveSource(release.l1.url)], block_hash=head)
+    block = anchor_l2_block(l1, LiveSource(release.l2.url), chain="op-mainnet", block=9)
+    assert block.number == 9 and block.anchor.detail["basis"] == "anchor-state-registry"
+    assert prove_account(block, L2_REGISTRY, [0]).storage[0] == 9
+    with pytest.raises(ArgumentError, match="give one of them"):
+        anchor_l2_block(l1, LiveSource(release.l2.url), chain="op-mainnet", portal=hx(PORTAL))
+    with pytest.raises(ArgumentError, match="chain: 'nope'"):
+        anchor_l2_block(l1, LiveSource(release.l2.url), chain="nope")
