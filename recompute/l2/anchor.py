@@ -24,7 +24,6 @@ This module asks the sources; every decision is a pure function of the modules b
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,7 +33,6 @@ from recompute.core.errors import OptionError, Unverifiable, literal, malformed
 from recompute.core.header import Header
 from recompute.core.hexdata import parse_data
 from recompute.core.hops import reach as reach_below
-from recompute.core.keccak import keccak256
 from recompute.core.prover import ProofStats, ProvenAccount, prove_account
 from recompute.core.source import ProofSource
 from recompute.l2.anchor_state import registry_standing
@@ -45,17 +43,17 @@ from recompute.l2.game import (
     GameFacts,
     GameId,
     GameStatus,
-    address_of,
     array_element_slot,
     game_uuid,
     mapping_slot,
 )
+from recompute.l2.l1_reads import CodeOf, L1Reads, implementation_of
 from recompute.l2.output_root import MESSAGE_PASSER, OutputRootPreimage, output_root
-from recompute.l2.versions import Identified, Implementation, UnknownVersion, identify, load_table
+from recompute.l2.versions import Identified, Implementation
 
 METHOD = "op-stack"
 MAX_GAMES = 256  # games of the factory's list looked at, newest first, for one block
-CodeOf = Callable[[bytes, bytes], bytes]  # (address, block hash) -> runtime code
+LIST_PAGE = 16  # entries of the factory's list asked in one eth_getProof
 
 
 @dataclass(frozen=True)
@@ -76,66 +74,30 @@ class OpStackRequest:
     anchor_state_registry: bytes | None = None
 
 
-class _L1:
-    """The L1 side of one anchoring: proofs at one L1 block, code checked against them."""
-
-    def __init__(self, block: AnchoredBlock, code_of: CodeOf, stats: ProofStats):
-        self.block, self.code_of, self.stats = block, code_of, stats
-        self.table = load_table()
-
-    def account(self, address: bytes, slots: list[int]) -> ProvenAccount:
-        return prove_account(self.block, address, slots, stats=self.stats)
-
-    def code(self, account: ProvenAccount, what: str) -> bytes:
-        shown = f"{what} 0x{account.address.hex()}"
-        if not account.exists or account.code_hash == keccak256(b""):
-            raise Unverifiable("no-contract", f"{shown} has no code at L1 block "
-                                              f"{self.block.number}")
-        code = self.code_of(account.address, self.block.hash)
-        if keccak256(code) != account.code_hash:
-            raise Unverifiable("clone-code-mismatch",
-                               f"the L1 node served code for {shown} that hashes to "
-                               f"0x{keccak256(code).hex()}, not its proven code hash "
-                               f"0x{account.code_hash.hex()}")
-        return code
-
-    def identified(self, account: ProvenAccount, role: str, what: str) -> Identified:
-        """The implementation ``account``'s code is (fetched and identified each time: kept
-        values belong to the caching layer around sources, not here)."""
-        code = self.code(account, what)
-        try:
-            return identify(code, role, self.table)
-        except UnknownVersion as exc:
-            raise Unverifiable("unknown-contract-version",
-                               f"{what} 0x{account.address.hex()}: {exc}") from None
-
-    def behind_proxy(self, address: bytes, role: str, what: str,
-                     slots: list[int]) -> tuple[ProvenAccount, Identified]:
-        """A proxy at ``address`` (its code the known Proxy), its implementation (identified
-        as ``role``), and ``slots`` of the proxy's storage, proven."""
-        proxy = self.account(address, [IMPLEMENTATION_SLOT, *slots])
-        self.identified(proxy, "proxy", f"{what} proxy")
-        try:
-            implementation = address_of(proxy.storage[IMPLEMENTATION_SLOT])
-        except ValueError as exc:
-            raise Unverifiable("unknown-contract-version",
-                               f"{what} 0x{address.hex()}: its implementation slot {exc}") from None
-        return proxy, self.identified(self.account(implementation, []), role,
-                                      f"{what} implementation")
+_L1 = L1Reads  # the L1 side of one anchoring: proofs and code, asked together
 
 
 def _slot(kind: Implementation, name: str) -> int:
     return kind.variable(name).slot
 
 
+def _portal_slots(kind: Implementation) -> list[int]:
+    return sorted({_slot(kind, "disputeGameFactory"), _slot(kind, "respectedGameType"),
+                   _slot(kind, "respectedGameTypeUpdatedAt")})
+
+
 def _system(l1: _L1, portal_address: bytes) -> tuple[bytes, SystemFacts, dict[str, Any],
                                                       Implementation]:
     """The portal's facts and the factory's address."""
     portal_impl = l1.behind_proxy(portal_address, "portal", "portal", [])[1]
+    portal = l1.account(portal_address, _portal_slots(portal_impl.implementation))
+    return _system_of(portal_address, portal_impl, portal)
+
+
+def _system_of(portal_address: bytes, portal_impl: Identified, portal: ProvenAccount
+               ) -> tuple[bytes, SystemFacts, dict[str, Any], Implementation]:
+    """The portal's facts and the factory's address, from its proven storage."""
     kind = portal_impl.implementation
-    slots = sorted({_slot(kind, "disputeGameFactory"), _slot(kind, "respectedGameType"),
-                    _slot(kind, "respectedGameTypeUpdatedAt")})
-    portal = l1.account(portal_address, slots)
     factory = kind.variable("disputeGameFactory").value(portal.storage[_slot(
         kind, "disputeGameFactory")]).to_bytes(20, "big")
     system = SystemFacts(
@@ -149,45 +111,103 @@ def _system(l1: _L1, portal_address: bytes) -> tuple[bytes, SystemFacts, dict[st
     return factory, system, evidence, kind
 
 
-def _game(l1: _L1, address: bytes, portal: Implementation, portal_address: bytes,
-          index: int | None) -> tuple[GameFacts, GameClone]:
-    """One game's facts from its clone and storage (not yet its factory record)."""
-    account = l1.account(address, [0])
-    code = l1.code(account, "game")
+_GAME_WORDS = ("createdAt", "resolvedAt", "status")
+
+
+def _clone_of(address: bytes, code: bytes) -> GameClone:
     try:
         clone = parse_clone(code)
-        number = clone.l2_block_number
+        clone.l2_block_number  # noqa: B018 -- a clone whose arguments hold no number: refused
     except CloneError as exc:
         raise Unverifiable("clone-code-mismatch", f"game 0x{address.hex()}: {exc}") from None
-    kind = l1.identified(l1.account(clone.implementation, []), "game",
-                         "game implementation")
-    layout = kind.implementation
-    words = {name: layout.variable(name) for name in ("createdAt", "resolvedAt", "status")}
-    slots = {variable.slot for variable in words.values()}
-    if slots != {0}:
-        account = l1.account(address, sorted(slots))
+    return clone
+
+
+def _game_slots(kind: Identified) -> list[int]:
+    return sorted({kind.implementation.variable(name).slot for name in _GAME_WORDS})
+
+
+def _game(l1: _L1, address: bytes, portal: Implementation, portal_address: bytes,
+          index: int | None) -> tuple[GameFacts, GameClone]:
+    """One game's facts from its clone and storage (not yet its factory record): its
+    implementation and the portal's blacklist entry asked together."""
+    account = l1.account(address, [0])
+    clone = _clone_of(address, l1.code(account, "game"))
     blacklist = mapping_slot(address, _slot(portal, "disputeGameBlacklist"))
-    listed = l1.account(portal_address, [blacklist]).storage[blacklist]
+    implementation, listed = l1.accounts([(clone.implementation, []),
+                                          (portal_address, [blacklist])])
+    kind = l1.identified(implementation, "game", "game implementation")
+    if _game_slots(kind) != [0]:
+        account = l1.account(address, _game_slots(kind))
+    return _game_facts(address, clone, kind, account, listed.storage[blacklist], index), clone
+
+
+def _game_facts(address: bytes, clone: GameClone, kind: Identified, account: ProvenAccount,
+                listed: int, index: int | None) -> GameFacts:
+    """A game's facts from its clone, its identified implementation, its proven storage
+    (``account``) and the portal's proven blacklist word for it (``listed``)."""
+    layout = kind.implementation
+    words = {name: layout.variable(name) for name in _GAME_WORDS}
     status = words["status"].value(account.storage[words["status"].slot])
     if status not in GameStatus._value2member_map_:
         raise Unverifiable("unknown-contract-version", f"game 0x{address.hex()} has status "
                                                        f"{status}, not one of GameStatus")
-    facts = GameFacts(
+    return GameFacts(
         address=address, index=index, game_type=kind.immutables["GAME_TYPE"],
-        root_claim=clone.root_claim, l1_head=clone.l1_head, l2_block_number=number,
+        root_claim=clone.root_claim, l1_head=clone.l1_head,
+        l2_block_number=clone.l2_block_number,
         created_at=words["createdAt"].value(account.storage[words["createdAt"].slot]),
         resolved_at=words["resolvedAt"].value(account.storage[words["resolvedAt"].slot]),
         status=GameStatus(status), blacklisted=listed != 0,
         implementation=layout.label)
-    return facts, clone
+
+
+def _named(l1: _L1, request: OpStackRequest) -> tuple[GameFacts, SystemFacts, dict[str, Any],
+                                                      bytes, Identified]:
+    """The game ``request`` names and the portal it is judged by, each step's reads asked
+    together (docs/l2.md §The chain of proofs, steps 2 and 3): the portal proxy and the game;
+    their codes; both implementations; their codes; the portal's words and the game's
+    blacklist entry (and status words, where a layout keeps them beyond slot 0); then the
+    factory behind its proxy, with its record of the game (``game-unrecorded``)."""
+    assert request.game is not None
+    game = request.game
+    proxy, account = l1.accounts([(request.portal, [IMPLEMENTATION_SLOT]), (game, [0])])
+    proxy_code, game_code = l1.codes([(proxy, "portal proxy"), (account, "game")])
+    l1.known(proxy, proxy_code, "proxy", "portal proxy")
+    clone = _clone_of(game, game_code)
+    portal_account, game_account = l1.accounts([(implementation_of(proxy, "portal"), []),
+                                                (clone.implementation, [])])
+    portal_code, kind_code = l1.codes([(portal_account, "portal implementation"),
+                                       (game_account, "game implementation")])
+    portal_impl = l1.known(portal_account, portal_code, "portal", "portal implementation")
+    kind = l1.known(game_account, kind_code, "game", "game implementation")
+    blacklist = mapping_slot(game, _slot(portal_impl.implementation, "disputeGameBlacklist"))
+    wants = [(request.portal, [*_portal_slots(portal_impl.implementation), blacklist])]
+    if _game_slots(kind) != [0]:
+        wants.append((game, _game_slots(kind)))
+    proven = l1.accounts(wants)
+    factory, system, evidence, _ = _system_of(request.portal, portal_impl, proven[0])
+    facts = _game_facts(game, clone, kind, proven[-1] if len(proven) > 1 else account,
+                        proven[0].storage[blacklist], None)
+    # the factory proxy's proof carries the game's record under every known factory layout
+    uuid = game_uuid(facts.game_type, clone.root_claim, clone.extra_data)
+    records = sorted({mapping_slot(uuid, entry.storage["_disputeGames"].slot)
+                      for entry in l1.table
+                      if entry.role == "factory" and "_disputeGames" in entry.storage})
+    factory_proxy, factory_impl = l1.behind_proxy(factory, "factory", "factory", records)
+    _recorded(l1, factory, factory_impl.implementation, facts, clone, factory_proxy)
+    return facts, system, evidence, factory, factory_impl
 
 
 def _recorded(l1: _L1, factory: bytes, kind: Implementation, facts: GameFacts,
-              clone: GameClone) -> None:
-    """The factory's ``_disputeGames`` entry for the game's UUID must name this game."""
+              clone: GameClone, proven: ProvenAccount | None = None) -> None:
+    """The factory's ``_disputeGames`` entry for the game's UUID must name this game (read
+    from ``proven``, the factory's account already proven, when it holds the slot)."""
     uuid = game_uuid(facts.game_type, clone.root_claim, clone.extra_data)
     slot = mapping_slot(uuid, _slot(kind, "_disputeGames"))
-    recorded = GameId.unpack(l1.account(factory, [slot]).storage[slot])
+    if proven is None or slot not in proven.storage:
+        proven = l1.account(factory, [slot])
+    recorded = GameId.unpack(proven.storage[slot])
     if recorded.address != facts.address or recorded.game_type != facts.game_type:
         raise Unverifiable("game-unrecorded",
                            f"the factory 0x{factory.hex()} does not record game "
@@ -197,23 +217,22 @@ def _recorded(l1: _L1, factory: bytes, kind: Implementation, facts: GameFacts,
 
 def _choose(l1: _L1, request: OpStackRequest, factory: bytes, factory_kind: Implementation,
             portal: Implementation, system: SystemFacts) -> tuple[GameFacts, str]:
-    """The game to use and its tier: the one asked for, else the newest usable game whose
-    L2 block is at or above the block asked for (the closest above it, among the newest
+    """The game to use and its tier when none is named: the newest usable game whose L2
+    block is at or above the block asked for (the closest above it, among the newest
     ``max_games``)."""
     l1_time = l1.block.timestamp
-    if request.game is not None:
-        facts, clone = _game(l1, request.game, portal, request.portal, None)
-        _recorded(l1, factory, factory_kind, facts, clone)
-        _covers(facts, request.block)
-        return facts, tier_of(facts, system, l1_time, request.accept)
     list_slot = _slot(factory_kind, "_disputeGameList")
     count = l1.account(factory, [list_slot]).storage[list_slot]
     best: tuple[GameFacts, str] | None = None
     refused: Unverifiable | None = None
     newest: int | None = None
-    for index in range(count - 1, max(count - request.max_games, 0) - 1, -1):
-        slot = array_element_slot(list_slot, index)
-        game_id = GameId.unpack(l1.account(factory, [slot]).storage[slot])
+    indexes = range(count - 1, max(count - request.max_games, 0) - 1, -1)
+    page: dict[int, int] = {}
+    for at, index in enumerate(indexes):
+        if at % LIST_PAGE == 0:  # the list's next entries, newest first, in one eth_getProof
+            page = {i: array_element_slot(list_slot, i) for i in indexes[at:at + LIST_PAGE]}
+            entries = l1.account(factory, list(page.values())).storage
+        game_id = GameId.unpack(entries[page[index]])
         facts, _ = _game(l1, game_id.address, portal, request.portal, index)
         if game_id.game_type != facts.game_type:
             raise Unverifiable("game-unrecorded", f"the factory records game "
@@ -316,10 +335,15 @@ class Standing:
 
 
 def _judged(l1: _L1, request: OpStackRequest) -> Standing:
-    factory, system, evidence, portal = _system(l1, request.portal)
-    factory_proxy, factory_impl = l1.behind_proxy(factory, "factory", "factory", [])
-    del factory_proxy
-    facts, tier = _choose(l1, request, factory, factory_impl.implementation, portal, system)
+    if request.game is not None:
+        facts, system, evidence, factory, factory_impl = _named(l1, request)
+        _covers(facts, request.block)
+        tier = tier_of(facts, system, l1.block.timestamp, request.accept)
+    else:
+        factory, system, evidence, portal = _system(l1, request.portal)
+        factory_impl = l1.behind_proxy(factory, "factory", "factory", [])[1]
+        facts, tier = _choose(l1, request, factory, factory_impl.implementation, portal,
+                              system)
     l1_time = l1.block.timestamp
     return Standing(facts, tier, {
         "tier": tier,
@@ -354,7 +378,8 @@ def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpS
     standing = Standing(released[0], "final", released[1]) if released else _judged(l1, request)
     header, preimage = _l2_block(l2_source, standing.facts)
     detail = {**standing.evidence, "output_root_preimage": preimage.to_json(),
-              "l1_proof_requests": l1.stats.requests}
+              "l1_proof_requests": l1.stats.requests,
+              "l1_requests": l1.requests}
     top = by_proven_header(l2_source, header, preimage.block_hash, METHOD, detail)
     passer = prove_account(top, MESSAGE_PASSER, [])
     if passer.storage_root != preimage.message_passer_storage_root:  # the node said it beside
