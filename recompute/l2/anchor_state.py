@@ -77,17 +77,28 @@ def _hex(data: bytes) -> str:
     return "0x" + data.hex()
 
 
-def _network(releases: Releases, asked: str | None, chain_id: int) -> str | None:
-    """The L1 network whose addresses apply: the preset's, which the L1 block's chain must be
-    on, else the one of the L1 block's chain id (None: no table applies)."""
-    if asked is None:
-        return next((name for name, cid in releases.networks.items() if cid == chain_id), None)
-    if releases.networks.get(asked) != chain_id:
+def network_of(releases: Releases, asked: str | None, chain_id: int,
+               beacon: str | None) -> str | None:
+    """The L1 network whose addresses apply (None: no table applies): the light client's
+    network when a beacon light client pinned the L1 block (its fork data name it), else the
+    one of the L1 block's chain id; a preset's network (``asked``) must be that one, and a
+    light client's network must have the L1 node's chain id."""
+    if beacon is not None:
+        if releases.networks.get(beacon, chain_id) != chain_id:
+            raise Unverifiable("l1-network-mismatch",
+                               f"the light client follows {beacon} (chain id "
+                               f"{releases.networks[beacon]}), but the L1 node says chain "
+                               f"{chain_id}")
+        found: str | None = beacon if beacon in releases.networks else None
+    else:
+        found = next((name for name, cid in releases.networks.items() if cid == chain_id),
+                     None)
+    if asked is not None and asked != found:
         raise Unverifiable("l1-network-mismatch",
-                           f"the chain's contracts are on L1 {asked} (chain id "
-                           f"{releases.networks.get(asked)}), but the anchored L1 block is on "
-                           f"chain {chain_id}: anchor an L1 block of {asked}")
-    return asked
+                           f"the chain's contracts are on L1 {asked}, but the anchored L1 block "
+                           f"is on {found or f'chain {chain_id}'}: anchor an L1 block of "
+                           f"{asked}")
+    return found
 
 
 def _implementation(proxy: ProvenAccount, what: str) -> bytes:
@@ -155,7 +166,10 @@ def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, 
         return None  # (the code-identified path refuses it by name)
     if not releases.find(implementation, "portal"):
         return None
-    network = _network(releases, asked.l1_network, chain_id)
+    anchor = l1.block.anchor
+    beacon = anchor.detail.get("network") if anchor.method == "light-client" else None
+    network = network_of(releases, asked.l1_network, chain_id,
+                         beacon if isinstance(beacon, str) else None)
     l1.identified(proxy, "proxy", "portal proxy")
     portal_release = _listed(releases, network, chain_id, implementation, "portal", "portal")
     assert portal_release is not None  # (listed: found above)

@@ -78,3 +78,30 @@ def test_the_layout_contract_compiles_to_the_snapshot_s_slots():
                  "disputeGameBlacklist", "respectedGameType", "retirementTimestamp"):
         assert (int(compiled[name]["slot"]), compiled[name]["offset"]) == \
             (int(snapshot[name]["slot"]), snapshot[name]["offset"]), name
+
+
+@pytest.mark.parametrize(("asked", "chain_id", "beacon", "network"), [
+    (None, 1, None, "mainnet"), ("mainnet", 1, None, "mainnet"),
+    (None, 11155111, None, "sepolia"), (None, 31337, None, None),
+    ("sepolia", 11155111, "sepolia", "sepolia"), (None, 1, "mainnet", "mainnet"),
+    (None, 17000, "holesky", None),
+])
+def test_the_l1_network_whose_addresses_apply(asked, chain_id, beacon, network):
+    from recompute.l2.anchor_state import network_of
+
+    assert network_of(load_releases(), asked, chain_id, beacon) == network
+
+
+@pytest.mark.parametrize(("asked", "chain_id", "beacon"), [
+    ("mainnet", 11155111, None),  # the preset's network is not the L1 block's chain
+    ("sepolia", 31337, None),
+    (None, 11155111, "mainnet"),  # the light client follows mainnet, the node says sepolia
+    ("sepolia", 1, "mainnet"),
+])
+def test_a_network_that_does_not_agree_is_refused_by_name(asked, chain_id, beacon):
+    from recompute.core.errors import Unverifiable
+    from recompute.l2.anchor_state import network_of
+
+    with pytest.raises(Unverifiable) as caught:
+        network_of(load_releases(), asked, chain_id, beacon)
+    assert caught.value.reason == "l1-network-mismatch"
