@@ -38,6 +38,7 @@ from recompute.l2.game import (
     game_uuid,
     mapping_slot,
 )
+from recompute.l2.l1_reads import implementation_of
 from recompute.l2.releases import Layout, Release, Releases, UnlistedRelease, load_releases
 from recompute.l2.versions import Identified
 
@@ -101,15 +102,6 @@ def network_of(releases: Releases, asked: str | None, chain_id: int,
     return found
 
 
-def _implementation(proxy: ProvenAccount, what: str) -> bytes:
-    try:
-        return address_of(proxy.storage[IMPLEMENTATION_SLOT])
-    except ValueError as exc:
-        raise Unverifiable("unknown-contract-version",
-                           f"{what} 0x{proxy.address.hex()}: its implementation slot {exc}"
-                           ) from None
-
-
 def _listed(releases: Releases, network: str | None, chain_id: int, implementation: bytes,
             role: str, what: str) -> Release | None:
     """The listing of ``implementation`` as ``role`` on ``network`` (None: listed nowhere);
@@ -133,7 +125,7 @@ def _standard(l1: L1Prover, releases: Releases, network: str | None, address: by
     ``role`` with a known layout; Unverifiable by name otherwise."""
     proxy = l1.account(address, [IMPLEMENTATION_SLOT])
     l1.identified(proxy, "proxy", f"{what} proxy")
-    implementation = _implementation(proxy, f"{what} proxy")
+    implementation = implementation_of(proxy, f"{what} proxy")
     release = _listed(releases, network, l1.block.chain_id, implementation, role, what)
     if release is None:
         raise Unverifiable("unknown-contract-version",
