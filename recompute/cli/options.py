@@ -258,10 +258,15 @@ def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
         raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
                          "(the newest usable game's block)")
     chosen = load_presets()[options.chain] if options.chain is not None else None
+    if chosen is not None and options.registry is not None:
+        raise UsageError("--chain and --l2-registry both name the AnchorStateRegistry: give "
+                         "one")
+    registry = parse_address(options.registry, "--l2-registry") if options.registry else \
+        chosen.anchor_state_registry if chosen else None
     return OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
                           game=game, accept=options.finality or "final", preset=preset,
                           l1_network=chosen.l1 if chosen else None,
-                          anchor_state_registry=chosen.anchor_state_registry if chosen else None)
+                          anchor_state_registry=registry)
 
 
 def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:

@@ -176,7 +176,7 @@ def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, 
                            literal(f"portal {_hex(asked.portal)} is {portal_release.label}: "
                                    "recompute reads this release through the chain's "
                                    "AnchorStateRegistry, whose address comes with ")
-                           + "{chain} NAME", ("chain",))
+                           + "{chain} NAME or {l2_registry} ADDR", ("chain", "l2_registry"))
     registry = asked.anchor_state_registry
     registry_release, registry_layout = _standard(l1, releases, network, registry, "registry",
                                                   "anchor-state registry")

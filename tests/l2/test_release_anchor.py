@@ -191,7 +191,20 @@ def test_the_portal_without_a_preset_needs_the_registry_address(release):
     args[at:at + 2] = ["--l2-portal", hx(PORTAL)]
     code, out = proof(args, "--expect", "0=11")
     assert (code, out["reason"]) == (2, "unknown-contract-version"), out
-    assert "--chain NAME" in out["detail"], out
+    assert "--chain NAME or --l2-registry ADDR" in out["detail"], out
+    code, out = proof(args + ["--l2-registry", hx(REGISTRY)], "--expect", "0=11")
+    assert (code, out["verdict"]) == (0, "VERIFIED-GOOD"), out
+    assert out["evidence"]["anchor"]["l1_network"] == "mainnet"  # the L1 block's chain id's
+    assert out["evidence"]["anchor"]["chain"] is None
+
+
+def test_the_registry_option_goes_with_the_portal_and_not_with_a_preset(release):
+    done = run_cli("proof", "--rpc", release.l2.url, "--l2-registry", hx(REGISTRY),
+                   "--address", hx(L2_REGISTRY), "--slot", "0")
+    assert done.returncode == 64 and "--l2-registry goes with --l2-portal" in done.stderr
+    done = run_cli("proof", *release.args("--l2-registry", hx(REGISTRY)), "--address",
+                   hx(L2_REGISTRY), "--slot", "0")
+    assert done.returncode == 64 and "give one" in done.stderr, done.stderr
 
 
 def test_the_code_identified_path_is_unchanged_beside_it(release):
