@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from recompute.core.anchor import AnchoredBlock
 from recompute.core.errors import Unverifiable, literal
 from recompute.core.prover import ProvenAccount
 from recompute.l2.clone import CloneError, parse_clone
@@ -38,23 +37,10 @@ from recompute.l2.game import (
     game_uuid,
     mapping_slot,
 )
-from recompute.l2.l1_reads import implementation_of
+from recompute.l2.l1_reads import L1Reads, implementation_of
 from recompute.l2.releases import Layout, Release, Releases, UnlistedRelease, load_releases
-from recompute.l2.versions import Identified
 
 BASIS = "anchor-state-registry"
-
-
-class L1Prover(Protocol):
-    """The L1 side of one anchoring (recompute.l2.anchor's): proofs at one L1 block."""
-
-    block: AnchoredBlock
-
-    def account(self, address: bytes, slots: list[int]) -> ProvenAccount: ...
-
-    def code(self, account: ProvenAccount, what: str) -> bytes: ...
-
-    def identified(self, account: ProvenAccount, role: str, what: str) -> Identified: ...
 
 
 class Asked(Protocol):
@@ -119,34 +105,46 @@ def _listed(releases: Releases, network: str | None, chain_id: int, implementati
                        "an address table holds only on the network it was published for")
 
 
-def _standard(l1: L1Prover, releases: Releases, network: str | None, address: bytes,
-              role: str, what: str) -> tuple[Release, Layout]:
-    """A proxy at ``address`` (its code the known Proxy) whose implementation is a listed
-    ``role`` with a known layout; Unverifiable by name otherwise."""
-    proxy = l1.account(address, [IMPLEMENTATION_SLOT])
-    l1.identified(proxy, "proxy", f"{what} proxy")
+def _standard(l1: L1Reads, releases: Releases, network: str | None, proxy: ProvenAccount,
+              code: bytes, role: str, what: str) -> tuple[Release, Layout]:
+    """A proxy (``proxy`` proven with its implementation slot, ``code`` its checked code: the
+    known Proxy) whose implementation is a listed ``role`` with a known layout; Unverifiable
+    by name otherwise."""
+    l1.known(proxy, code, "proxy", f"{what} proxy")
     implementation = implementation_of(proxy, f"{what} proxy")
     release = _listed(releases, network, l1.block.chain_id, implementation, role, what)
     if release is None:
         raise Unverifiable("unknown-contract-version",
-                           f"{what} 0x{address.hex()}: its implementation "
+                           f"{what} 0x{proxy.address.hex()}: its implementation "
                            f"{_hex(implementation)} is no standard {role} implementation "
                            f"listed for {network or 'this L1 network'}; refused rather than "
                            "guessed")
     try:
         return release, releases.layout(release)
     except UnlistedRelease as exc:
-        raise Unverifiable("unknown-contract-version", f"{what} 0x{address.hex()}: {exc}"
-                           ) from None
+        raise Unverifiable("unknown-contract-version",
+                           f"{what} 0x{proxy.address.hex()}: {exc}") from None
 
 
-def _read(l1: L1Prover, address: bytes, layout: Layout, names: list[str]) -> dict[str, int]:
+def _slots(releases: Releases, name: str, variables: list[str]) -> list[int]:
+    """The slots of ``variables`` in every known layout of contract ``name``: proven with the
+    proxy's implementation slot in one request, before the implementation says which layout
+    applies (a slot read and not used is only proven, never decoded)."""
+    return sorted({layout.variable(v).slot for layout in releases.layouts
+                   if layout.name == name for v in variables})
+
+
+REGISTRY_READ = ["disputeGameFactory", "anchorGame", "startingAnchorRoot.root",
+                 "startingAnchorRoot.l2SequenceNumber", "respectedGameType",
+                 "retirementTimestamp"]
+
+
+def _read(account: ProvenAccount, layout: Layout, names: list[str]) -> dict[str, int]:
     variables = {name: layout.variable(name) for name in names}
-    account = l1.account(address, sorted({v.slot for v in variables.values()}))
     return {name: v.value(account.storage[v.slot]) for name, v in variables.items()}
 
 
-def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, Any]] | None:
+def registry_standing(l1: L1Reads, asked: Asked) -> tuple[GameFacts, dict[str, Any]] | None:
     """The registry's anchor root as L1 state shows it, with the evidence; None when the
     portal's implementation is no listed standard one (the code-identified path applies)."""
     releases = load_releases()
@@ -162,7 +160,6 @@ def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, 
     beacon = anchor.detail.get("network") if anchor.method == "light-client" else None
     network = network_of(releases, asked.l1_network, chain_id,
                          beacon if isinstance(beacon, str) else None)
-    l1.identified(proxy, "proxy", "portal proxy")
     portal_release = _listed(releases, network, chain_id, implementation, "portal", "portal")
     assert portal_release is not None  # (listed: found above)
     if asked.game is not None:
@@ -178,15 +175,30 @@ def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, 
                                    "AnchorStateRegistry, whose address comes with ")
                            + "{chain} NAME or {l2_registry} ADDR", ("chain", "l2_registry"))
     registry = asked.anchor_state_registry
-    registry_release, registry_layout = _standard(l1, releases, network, registry, "registry",
+    registry_proxy = l1.account(registry, [IMPLEMENTATION_SLOT, *_slots(
+        releases, "AnchorStateRegistry", REGISTRY_READ)])
+    portal_code, registry_code = l1.codes([(proxy, "portal proxy"),
+                                           (registry_proxy, "anchor-state registry proxy")])
+    l1.known(proxy, portal_code, "proxy", "portal proxy")
+    registry_release, registry_layout = _standard(l1, releases, network, registry_proxy,
+                                                  registry_code, "registry",
                                                   "anchor-state registry")
-    state = _read(l1, registry, registry_layout, [
-        "disputeGameFactory", "anchorGame", "startingAnchorRoot.root",
-        "startingAnchorRoot.l2SequenceNumber", "respectedGameType", "retirementTimestamp"])
+    state = _read(registry_proxy, registry_layout, REGISTRY_READ)
     factory = state["disputeGameFactory"].to_bytes(20, "big")
-    factory_release, factory_layout = _standard(l1, releases, network, factory, "factory",
-                                                "factory")
     anchor_game = state["anchorGame"].to_bytes(20, "big")
+    # the factory proxy, the anchor game and its blacklist entry: asked together
+    blacklist = mapping_slot(anchor_game,
+                             registry_layout.variable("disputeGameBlacklist").slot)
+    wants = [(factory, [IMPLEMENTATION_SLOT])]
+    if any(anchor_game):
+        wants += [(anchor_game, []), (registry, [blacklist])]
+    proven = l1.accounts(wants)
+    asked_codes = [(proven[0], "factory proxy")]
+    if any(anchor_game):
+        asked_codes.append((proven[1], "anchor game"))
+    codes = l1.codes(asked_codes)
+    factory_release, factory_layout = _standard(l1, releases, network, proven[0], codes[0],
+                                                "factory", "factory")
     evidence: dict[str, Any] = {
         "tier": "final", "basis": BASIS, "chain": asked.preset, "l1_network": network,
         "l1": {"block": l1.block.to_json(), "anchor": l1.block.anchor.to_json(),
@@ -211,8 +223,8 @@ def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, 
         evidence["game"] = {"address": None, "anchor": "startingAnchorRoot",
                             "root_claim": _hex(root), "l2_block_number": number}
     else:
-        facts, game = _anchor_game(l1, anchor_game, state, registry, registry_layout,
-                                   factory, factory_layout)
+        facts, game = _anchor_game(l1, anchor_game, codes[1], state,
+                                   proven[2].storage[blacklist] != 0, factory, factory_layout)
         evidence["game"] = game
     evidence["output_root"] = _hex(facts.root_claim)
     if asked.block is not None and asked.block > facts.l2_block_number:
@@ -224,12 +236,11 @@ def registry_standing(l1: L1Prover, asked: Asked) -> tuple[GameFacts, dict[str, 
     return facts, evidence
 
 
-def _anchor_game(l1: L1Prover, address: bytes, state: dict[str, int], registry: bytes,
-                 registry_layout: Layout, factory: bytes,
+def _anchor_game(l1: L1Reads, address: bytes, code: bytes, state: dict[str, int],
+                 blacklisted: bool, factory: bytes,
                  factory_layout: Layout) -> tuple[GameFacts, dict[str, Any]]:
-    """The registry's anchor game: its clone's arguments, the factory's record of it, and
-    the registry's blacklist and retirement time."""
-    code = l1.code(l1.account(address, []), "anchor game")
+    """The registry's anchor game (``code`` its checked clone code): the clone's arguments, the
+    factory's record of it, and the registry's blacklist and retirement time."""
     try:
         clone = parse_clone(code)
         number = clone.l2_block_number
@@ -247,8 +258,7 @@ def _anchor_game(l1: L1Prover, address: bytes, state: dict[str, int], registry: 
                            f"anchor game 0x{address.hex()} as a game of the respected type "
                            f"{game_type} with root claim 0x{clone.root_claim.hex()} and L2 "
                            f"block {number} at L1 block {l1.block.number}")
-    blacklist = mapping_slot(address, registry_layout.variable("disputeGameBlacklist").slot)
-    if l1.account(registry, [blacklist]).storage[blacklist] != 0:
+    if blacklisted:
         raise Unverifiable("game-blacklisted",
                            f"the registry's anchor game 0x{address.hex()} is blacklisted by "
                            "the AnchorStateRegistry: its root claim may not be relied on")

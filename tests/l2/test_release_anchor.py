@@ -302,3 +302,21 @@ def test_the_library_takes_a_preset_name(release):
         anchor_l2_block(l1, LiveSource(release.l2.url), chain="op-mainnet", portal=hx(PORTAL))
     with pytest.raises(ArgumentError, match="chain: 'nope'"):
         anchor_l2_block(l1, LiveSource(release.l2.url), chain="nope")
+
+
+@pytest.mark.parametrize("which", ["portal", "registry", "factory"])
+def test_a_proxy_that_is_not_the_op_proxy_is_refused_by_name(release, which):
+    # the EIP-1967 slot names a listed implementation, but the code in front of it is other
+    # code (here the message passer's): what its slot means is not known
+    from tests.l2.op_stack_pair import runtime
+
+    address = {"portal": PORTAL, "registry": REGISTRY, "factory": FACTORY}[which]
+    release.pair.set_code(release.l1, address, runtime("L2ToL1MessagePasser"))
+    try:
+        release.anchor("final")
+        code, out = proof(release.args(), "--expect", "0=11")
+        assert (code, out["reason"]) == (2, "unknown-contract-version"), out
+        assert f"{which} proxy" in out["detail"], out
+    finally:
+        release.pair.set_code(release.l1, address, runtime("Proxy"))
+        release.pair.mine(release.l1)
