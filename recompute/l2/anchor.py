@@ -362,9 +362,13 @@ def game_standing(l1_block: AnchoredBlock, request: OpStackRequest, clock: Clock
                   code_of: CodeOf | None = None) -> Standing:
     """The game of ``request`` (named, or the one it would choose) as L1 state shows it at
     ``l1_block``: Unverifiable with its reason when it is not usable at ``request.accept``
-    (follow mode asks this of every game its lines rest on, at each new L1 block)."""
+    (follow mode asks this of every game its lines rest on, at each new L1 block). On a
+    standard release the game named is one whose root lines rest on: a former anchor of the
+    registry, which this can only find lost (blacklisted, retired, unrecorded), not vouch for
+    again (the registry keeps no list of its former anchors)."""
     l1 = _l1_side(l1_block, clock, code_of, request.accept)
-    return _judged(l1, request)
+    released = registry_standing(l1, request, judge=True)  # a root a registry held
+    return Standing(released[0], "final", released[1]) if released else _judged(l1, request)
 
 
 def by_output_root(l1_block: AnchoredBlock, l2_source: ProofSource, request: OpStackRequest,
@@ -403,16 +407,10 @@ class L2Round:
     clock: Clock
 
     def newest(self) -> AnchoredBlock:
-        """The newest usable game's L2 block, anchored through this round's L1 block (a
-        standard release's registry root is refused: its games are not judged again)."""
-        top = by_output_root(self.l1, self.l2_source, replace(self.request, block=None),
-                             self.clock)
-        if top.anchor.detail.get("basis") == "anchor-state-registry":
-            raise Unverifiable("unknown-contract-version",
-                               "watch follow mode does not follow a chain on a standard release "
-                               "(its AnchorStateRegistry's root) yet: audit a range with "
-                               "{from} and {to}", ("from", "to"))
-        return top
+        """The newest usable game's L2 block (a standard release: its registry's anchor root),
+        anchored through this round's L1 block."""
+        return by_output_root(self.l1, self.l2_source, replace(self.request, block=None),
+                              self.clock)
 
     def judge(self, game: bytes) -> Standing:
         """``game`` as this round's L1 block shows it (Unverifiable: why it is not usable)."""

@@ -144,9 +144,13 @@ def _read(account: ProvenAccount, layout: Layout, names: list[str]) -> dict[str,
     return {name: v.value(account.storage[v.slot]) for name, v in variables.items()}
 
 
-def registry_standing(l1: L1Reads, asked: Asked) -> tuple[GameFacts, dict[str, Any]] | None:
+def registry_standing(l1: L1Reads, asked: Asked,
+                      judge: bool = False) -> tuple[GameFacts, dict[str, Any]] | None:
     """The registry's anchor root as L1 state shows it, with the evidence; None when the
-    portal's implementation is no listed standard one (the code-identified path applies)."""
+    portal's implementation is no listed standard one (the code-identified path applies).
+    ``judge``: ``asked.game`` is a root lines already rest on (follow mode judges it again): a
+    game that was the registry's anchor, judged by the same rules (the factory's record, the
+    blacklist, the retirement time), or the registry's own address for its starting root."""
     releases = load_releases()
     chain_id = l1.block.chain_id
     proxy = l1.account(asked.portal, [IMPLEMENTATION_SLOT])
@@ -162,7 +166,7 @@ def registry_standing(l1: L1Reads, asked: Asked) -> tuple[GameFacts, dict[str, A
                          beacon if isinstance(beacon, str) else None)
     portal_release = _listed(releases, network, chain_id, implementation, "portal", "portal")
     assert portal_release is not None  # (listed: found above)
-    if asked.game is not None:
+    if asked.game is not None and not judge:
         raise Unverifiable("unknown-contract-version",
                            literal(f"game {_hex(asked.game)}: the games of "
                                    f"{portal_release.label} are not of an implementation "
@@ -186,15 +190,17 @@ def registry_standing(l1: L1Reads, asked: Asked) -> tuple[GameFacts, dict[str, A
     state = _read(registry_proxy, registry_layout, REGISTRY_READ)
     factory = state["disputeGameFactory"].to_bytes(20, "big")
     anchor_game = state["anchorGame"].to_bytes(20, "big")
-    # the factory proxy, the anchor game and its blacklist entry: asked together
-    blacklist = mapping_slot(anchor_game,
-                             registry_layout.variable("disputeGameBlacklist").slot)
+    target = anchor_game  # the game whose root is taken (judged: the one named)
+    if judge and asked.game is not None:
+        target = bytes(20) if asked.game == registry else asked.game
+    # the factory proxy, the game and its blacklist entry: asked together
+    blacklist = mapping_slot(target, registry_layout.variable("disputeGameBlacklist").slot)
     wants = [(factory, [IMPLEMENTATION_SLOT])]
-    if any(anchor_game):
-        wants += [(anchor_game, []), (registry, [blacklist])]
+    if any(target):
+        wants += [(target, []), (registry, [blacklist])]
     proven = l1.accounts(wants)
     asked_codes = [(proven[0], "factory proxy")]
-    if any(anchor_game):
+    if any(target):
         asked_codes.append((proven[1], "anchor game"))
     codes = l1.codes(asked_codes)
     factory_release, factory_layout = _standard(l1, releases, network, proven[0], codes[0],
@@ -213,7 +219,7 @@ def registry_standing(l1: L1Reads, asked: Asked) -> tuple[GameFacts, dict[str, A
         "factory": {"address": _hex(factory), **factory_release.to_json(),
                     "layout": factory_layout.source},
     }
-    if not any(anchor_game):
+    if not any(target):
         root = state["startingAnchorRoot.root"].to_bytes(32, "big")
         number = state["startingAnchorRoot.l2SequenceNumber"]
         facts = GameFacts(address=registry, index=None, game_type=state["respectedGameType"],
@@ -223,9 +229,10 @@ def registry_standing(l1: L1Reads, asked: Asked) -> tuple[GameFacts, dict[str, A
         evidence["game"] = {"address": None, "anchor": "startingAnchorRoot",
                             "root_claim": _hex(root), "l2_block_number": number}
     else:
-        facts, game = _anchor_game(l1, anchor_game, codes[1], state,
+        facts, game = _anchor_game(l1, target, codes[1], state,
                                    proven[2].storage[blacklist] != 0, factory, factory_layout)
-        evidence["game"] = game
+        evidence["game"] = {**game, "anchor": "anchorGame" if target == anchor_game
+                            else "an earlier anchorGame"}
     evidence["output_root"] = _hex(facts.root_claim)
     if asked.block is not None and asked.block > facts.l2_block_number:
         raise Unverifiable("l2-block-unproposed",

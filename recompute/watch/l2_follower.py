@@ -121,7 +121,9 @@ class GameFollower:
         if top.number < start:
             return moved
         self.waiting = False
-        game = bytes.fromhex(top.anchor.detail["game"]["address"][2:])
+        # the game lines rest on (a registry's starting root: the registry's own address)
+        game = bytes.fromhex((top.anchor.detail["game"]["address"]
+                              or top.anchor.detail["anchor_state_registry"]["address"])[2:])
         self.sink.metrics.set("l2_game_block", top.number, tier=top.anchor.detail["tier"])
         if self.done is None:
             self._announce(top)

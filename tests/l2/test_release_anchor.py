@@ -221,20 +221,75 @@ def test_the_code_identified_path_is_unchanged_beside_it(release):
     assert out["evidence"]["anchor"]["portal"]["implementation"] == "OptimismPortal2 3.10.0"
 
 
-def test_follow_mode_refuses_the_registry_path_in_one_reason(release):
-    from recompute import LiveSource, Unverifiable, anchor_block
-    from recompute.core.clock import SYSTEM
-    from recompute.l2.anchor import L2Round, OpStackRequest
+def test_follow_mode_rests_on_the_registry_root_and_retracts_a_blacklisted_anchor(tmp_path):
+    import subprocess
+    import sys
+    import time
 
-    release.anchor("final")
-    head = rpc_call(release.l1.url, "eth_getBlockByNumber", ["latest", False])["hash"]
-    l1 = anchor_block([LiveSource(release.l1.url)], block_hash=head)
-    request = OpStackRequest(portal=PORTAL, l1_network="mainnet",
-                             anchor_state_registry=REGISTRY)
-    with pytest.raises(Unverifiable) as caught:
-        L2Round(l1, LiveSource(release.l2.url), request, SYSTEM).newest()
-    assert caught.value.reason == "unknown-contract-version"
-    assert "audit a range" in str(caught.value)
+    from recompute.l2.game import mapping_slot
+    from tests.l2.op_stack_pair import add_final_game
+    from tests.l2.release_pair import ANCHOR_GAME, BLACKLIST
+
+    def lines_of(path):
+        text = path.read_text() if path.exists() else ""
+        return [json.loads(x) for x in text.splitlines() if x.startswith("{")]
+
+    def wait_for(path, predicate, what):
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if predicate(lines := lines_of(path)):
+                return lines
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}: {path.read_text()[-2000:]}\n"
+                             f"{(tmp_path / 'err.txt').read_text()[-3000:]}")
+
+    l1, l2 = Anvil(chain_id=1).start(), Anvil().start()
+    try:
+        release = build_release_pair(l1, l2)
+        checks = tmp_path / "checks.toml"
+        checks.write_text(f'[[check]]\nname = "slot"\nrecipe = "probe/slot-at-most"\n'
+                          f'address = "{hx(L2_REGISTRY)}"\nparams = {{ cap = 100 }}\n')
+        out, err = tmp_path / "out.jsonl", tmp_path / "err.txt"
+        with open(out, "w") as stdout, open(err, "w") as stderr:
+            watch = subprocess.Popen(
+                [sys.executable, "-m", "recompute", "watch", "--rpc", l2.url, "--chain",
+                 "op-mainnet", "--l1-rpc", l1.url, "--config", str(checks), "--recipes",
+                 "tests/l2/slot_recipes.py", "--from", "9", "--poll", "0.2", "--max-blocks",
+                 "8"], stdout=stdout, stderr=stderr)
+            try:
+                first = wait_for(out, lambda ls: len(ls) >= 3, "the anchor's blocks")
+                final = release.pair.games["final"]
+                assert [(x["block"], x["verdict"], x["final"]) for x in first[:3]] == [
+                    (9, "VERIFIED-GOOD", True), (10, "VERIFIED-GOOD", True),
+                    (11, "VERIFIED-GOOD", True)]
+                assert {(x["anchor"]["game"], x["anchor"]["basis"]) for x in first[:3]} == {
+                    (hx(final), "anchor-state-registry")}
+                release.slot(REGISTRY, mapping_slot(final, BLACKLIST), 1)
+                release.pair.mine(l1)
+                lines = wait_for(out, lambda ls: any(x.get("event") == "retraction"
+                                                     for x in ls), "the retraction")
+                event = next(x for x in lines if x.get("event") == "retraction")
+                assert (event["game"], event["reason"], event["blocks"]) == \
+                    (hx(final), "game-blacklisted", [9, 10, 11])
+                newer = add_final_game(release.pair, "newer", 13)
+                release.slot(REGISTRY, ANCHOR_GAME, int.from_bytes(newer, "big"))
+                release.pair.mine(l1)
+                wait_for(out, lambda ls: any(x.get("anchor", {}).get("game") == hx(newer)
+                                             for x in ls), "the newer anchor")
+                assert watch.wait(120) == 0, err.read_text()
+            finally:
+                if watch.poll() is None:
+                    watch.kill()
+        lines = [x for x in lines_of(out) if x.get("event") or x["hash"] is not None]
+        retracted = [(x["block"], x["verdict"], x["healthy"]) for x in lines
+                     if "check" in x and x["reason"] == "game-blacklisted"]
+        assert retracted == [(n, "UNVERIFIABLE", False) for n in (9, 10, 11)]
+        again = [(x["block"], x["verdict"]) for x in lines
+                 if x.get("anchor", {}).get("game") == hx(newer)]
+        assert again == [(n, "VERIFIED-GOOD") for n in range(9, 14)]
+    finally:
+        l1.stop()
+        l2.stop()
 
 
 def test_a_range_audit_rests_on_the_registry_root(release, tmp_path):
@@ -320,3 +375,47 @@ def test_a_proxy_that_is_not_the_op_proxy_is_refused_by_name(release, which):
     finally:
         release.pair.set_code(release.l1, address, runtime("Proxy"))
         release.pair.mine(release.l1)
+
+
+def test_follow_mode_on_the_registry_s_starting_root(release, tmp_path):
+    import subprocess
+    import sys
+
+    release.anchor(None, start=(release.pair.output_root_of(11), 11))
+    checks = tmp_path / "checks.toml"
+    checks.write_text(f'[[check]]\nname = "slot"\nrecipe = "probe/slot-at-most"\n'
+                      f'address = "{hx(L2_REGISTRY)}"\nparams = {{ cap = 100 }}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "recompute", "watch", "--rpc", release.l2.url, "--chain",
+         "op-mainnet", "--l1-rpc", release.l1.url, "--config", str(checks), "--recipes",
+         "tests/l2/slot_recipes.py", "--from", "10", "--poll", "0.2", "--max-blocks", "2"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    assert [(x["block"], x["verdict"], x["final"], x["anchor"]["game"]) for x in lines] == [
+        (10, "VERIFIED-GOOD", True, None), (11, "VERIFIED-GOOD", True, None)]
+
+
+def test_follow_mode_judges_again_the_roots_its_lines_rest_on(release):
+    from recompute import LiveSource, Unverifiable, anchor_block
+    from recompute.core.clock import SYSTEM
+    from recompute.l2.anchor import L2Round, OpStackRequest
+
+    def round_now():
+        head = rpc_call(release.l1.url, "eth_getBlockByNumber", ["latest", False])["hash"]
+        l1 = anchor_block([LiveSource(release.l1.url)], block_hash=head)
+        return L2Round(l1, LiveSource(release.l2.url), OpStackRequest(
+            portal=PORTAL, l1_network="mainnet", anchor_state_registry=REGISTRY), SYSTEM)
+
+    final = release.pair.games["final"]
+    release.anchor(None, start=(release.pair.output_root_of(11), 11))
+    look = round_now()
+    assert look.newest().anchor.detail["game"]["anchor"] == "startingAnchorRoot"
+    assert look.judge(REGISTRY).evidence["game"]["anchor"] == "startingAnchorRoot"
+    standing = look.judge(final)  # an earlier anchor game, judged by the same rules
+    assert (standing.tier, standing.evidence["game"]["anchor"]) == \
+        ("final", "an earlier anchorGame")
+    release.anchor("final", blacklisted=True)
+    with pytest.raises(Unverifiable) as caught:
+        round_now().judge(final)
+    assert caught.value.reason == "game-blacklisted"
