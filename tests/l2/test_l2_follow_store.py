@@ -25,23 +25,23 @@ def lines_of(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
-def command(pair, tmp_path, blocks: int) -> list[str]:
+def command(pair, tmp_path, blocks: int, *more: str) -> list[str]:
     config = tmp_path / "checks.toml"
     config.write_text(f'[[check]]\nname = "slot"\nrecipe = "probe/slot-at-most"\n'
                       f'address = "{hx(REGISTRY)}"\nparams = {{ cap = 100 }}\n')
     return [sys.executable, "-m", "recompute", "watch", "--rpc", pair.l2.url, "--l2-portal",
             hx(PORTAL), "--l1-rpc", pair.l1.url, "--config", str(config), "--recipes", RECIPES,
             "--from", "9", "--poll", "0.2", "--max-blocks", str(blocks), "--store",
-            str(tmp_path / "follow.db")]
+            str(tmp_path / "follow.db"), *more]
 
 
-def follow(pair, tmp_path, blocks: int) -> tuple[list[dict], str]:
+def follow(pair, tmp_path, blocks: int, *more: str) -> tuple[list[dict], str]:
     """One run of the follower into the store until it has evaluated ``blocks`` blocks: the
     lines it wrote (stdout is one file across runs, appended) and its stderr."""
     out = tmp_path / "out.jsonl"
     before = len(out.read_text()) if out.exists() else 0
     with open(out, "a") as stdout:
-        done = subprocess.run(command(pair, tmp_path, blocks), stdout=stdout,
+        done = subprocess.run(command(pair, tmp_path, blocks, *more), stdout=stdout,
                               stderr=subprocess.PIPE, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return lines_of(out.read_text()[before:]), done.stderr
@@ -117,6 +117,23 @@ def test_a_retraction_stored_before_a_restart_is_evaluated_again_after_it(tmp_pa
         assert [(x["block"], x["verdict"]) for x in lines] == [
             (n, "VERIFIED-GOOD") for n in (9, 10, 11, 12)], err
         assert stored(tmp_path) == [(n, "VERIFIED-GOOD", newer) for n in (9, 10, 11, 12)]
+    finally:
+        l1.stop()
+        l2.stop()
+
+
+def test_first_lines_of_a_game_not_yet_final_are_not_written_twice(tmp_path):
+    l1, l2 = Anvil().start(), Anvil().start()
+    try:
+        pair = build_pair(l1, l2, ("final", "resolved"))
+        resolved = hx(pair.games["resolved"])
+        lines, _ = follow(pair, tmp_path, 7, "--l2-finality", "resolved")
+        assert [(x["block"], x["final"], x["anchor"]["game"], x["anchor"]["tier"])
+                for x in lines] == [(n, False, resolved, "resolved") for n in range(9, 16)]
+        assert stored(tmp_path) == []  # no final line yet
+        lines, err = follow(pair, tmp_path, 7, "--l2-finality", "resolved")
+        assert lines == [], lines  # evaluated again, written before the restart: not again
+        assert err.count("first lines written before the restart") == 7, err
     finally:
         l1.stop()
         l2.stop()
