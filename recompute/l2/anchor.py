@@ -24,6 +24,7 @@ This module asks the sources; every decision is a pure function of the modules b
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -127,19 +128,50 @@ def _game_slots(kind: Identified) -> list[int]:
     return sorted({kind.implementation.variable(name).slot for name in _GAME_WORDS})
 
 
-def _game(l1: _L1, address: bytes, portal: Implementation, portal_address: bytes,
-          index: int | None) -> tuple[GameFacts, GameClone]:
-    """One game's facts from its clone and storage (not yet its factory record): its
-    implementation and the portal's blacklist entry asked together."""
-    account = l1.account(address, [0])
-    clone = _clone_of(address, l1.code(account, "game"))
-    blacklist = mapping_slot(address, _slot(portal, "disputeGameBlacklist"))
-    implementation, listed = l1.accounts([(clone.implementation, []),
-                                          (portal_address, [blacklist])])
-    kind = l1.identified(implementation, "game", "game implementation")
-    if _game_slots(kind) != [0]:
-        account = l1.account(address, _game_slots(kind))
-    return _game_facts(address, clone, kind, account, listed.storage[blacklist], index), clone
+def _games(l1: _L1, games: list[tuple[int, bytes]], portal: Implementation,
+           portal_address: bytes) -> dict[int, tuple[GameFacts, GameClone] | Unverifiable]:
+    """Several games of the factory's list (index, address) judged as :func:`_game` judges
+    one, each step asked for all of them at once (their accounts; their codes; their
+    implementations with the portal's blacklist entries; the implementations' codes). A game
+    that cannot be judged holds its Unverifiable, raised only if the scan reaches it; a node's
+    lie in a batch (a proof that does not verify, a code of another hash) is raised at once."""
+    out: dict[int, tuple[GameFacts, GameClone] | Unverifiable] = {}
+    found = l1.accounts([(address, [0]) for _, address in games])
+    coded = []
+    for (index, address), account in zip(games, found, strict=True):
+        missing = l1.codeless(account, "game")
+        if missing is not None:
+            out[index] = missing
+        else:
+            coded.append((index, address, account))
+    clones: dict[int, tuple[bytes, ProvenAccount, GameClone]] = {}
+    for (index, address, account), code in zip(
+            coded, l1.codes([(account, "game") for _, _, account in coded]), strict=True):
+        try:
+            clones[index] = address, account, _clone_of(address, code)
+        except Unverifiable as exc:
+            out[index] = exc
+    slots = {index: mapping_slot(address, _slot(portal, "disputeGameBlacklist"))
+             for index, (address, _, _) in clones.items()}
+    proven = l1.accounts([(clone.implementation, []) for _, _, clone in clones.values()]
+                         + [(portal_address, list(slots.values()))])
+    listed, implementations = proven[-1], dict(zip(clones, proven[:-1], strict=True))
+    for index, implementation in implementations.items():
+        if (missing := l1.codeless(implementation, "game implementation")) is not None:
+            out[index] = missing
+    have = [index for index in clones if index not in out]
+    codes = l1.codes([(implementations[index], "game implementation") for index in have])
+    for index, code in zip(have, codes, strict=True):
+        address, account, clone = clones[index]
+        try:
+            kind = l1.known(implementations[index], code, "game", "game implementation")
+            if _game_slots(kind) != [0]:
+                account = l1.account(address, _game_slots(kind))
+            out[index] = _game_facts(address, clone, kind, account,
+                                     listed.storage[slots[index]], index), clone
+        except Unverifiable as exc:
+            out[index] = exc
+    return out
 
 
 def _game_facts(address: bytes, clone: GameClone, kind: Identified, account: ProvenAccount,
@@ -227,13 +259,7 @@ def _choose(l1: _L1, request: OpStackRequest, factory: bytes, factory_kind: Impl
     refused: Unverifiable | None = None
     newest: int | None = None
     indexes = range(count - 1, max(count - request.max_games, 0) - 1, -1)
-    page: dict[int, int] = {}
-    for at, index in enumerate(indexes):
-        if at % LIST_PAGE == 0:  # the list's next entries, newest first, in one eth_getProof
-            page = {i: array_element_slot(list_slot, i) for i in indexes[at:at + LIST_PAGE]}
-            entries = l1.account(factory, list(page.values())).storage
-        game_id = GameId.unpack(entries[page[index]])
-        facts, _ = _game(l1, game_id.address, portal, request.portal, index)
+    for game_id, facts in _scanned(l1, factory, list_slot, indexes, portal, request.portal):
         if game_id.game_type != facts.game_type:
             raise Unverifiable("game-unrecorded", f"the factory records game "
                                                   f"0x{facts.address.hex()} as type "
@@ -267,6 +293,30 @@ def _choose(l1: _L1, request: OpStackRequest, factory: bytes, factory_kind: Impl
                        f"{asked} is not covered by a usable dispute game at L1 block "
                        f"{l1.block.number}: {above} (looked at the newest {looked} of "
                        f"{count} games{newer})")
+
+
+def _scanned(l1: _L1, factory: bytes, list_slot: int, indexes: range, portal: Implementation,
+             portal_address: bytes) -> Iterator[tuple[GameId, GameFacts]]:
+    """The games of the factory's list at ``indexes`` (newest first), each with its facts:
+    the list read a page an ``eth_getProof``, the games judged together (:func:`_games`) two,
+    then four... up to a page at a time (the newest usable game is most often near); a game
+    that cannot be judged is raised when the scan reaches it, not before."""
+    page: dict[int, int] = {}
+    judged: dict[int, tuple[GameFacts, GameClone] | Unverifiable] = {}
+    ahead = 2
+    for at, index in enumerate(indexes):
+        if at % LIST_PAGE == 0:
+            page = {i: array_element_slot(list_slot, i) for i in indexes[at:at + LIST_PAGE]}
+            entries = l1.account(factory, list(page.values())).storage
+        if index not in judged:
+            batch = [i for i in indexes[at:at + ahead] if i in page]
+            judged.update(_games(l1, [(i, GameId.unpack(entries[page[i]]).address)
+                                      for i in batch], portal, portal_address))
+            ahead = min(2 * ahead, LIST_PAGE)
+        outcome = judged.pop(index)
+        if isinstance(outcome, Unverifiable):
+            raise outcome
+        yield GameId.unpack(entries[page[index]]), outcome[0]
 
 
 def _covers(facts: GameFacts, block: int | None) -> None:

@@ -77,9 +77,8 @@ class L1Reads:
         when it hashes to the account's proven code hash; in one batch where the source takes
         it."""
         for account, what in asked:
-            if not account.exists or account.code_hash == keccak256(b""):
-                raise Unverifiable("no-contract", f"{what} 0x{account.address.hex()} has no "
-                                                  f"code at L1 block {self.block.number}")
+            if (missing := self.codeless(account, what)) is not None:
+                raise missing
         addresses = list(dict.fromkeys(account.address for account, _ in asked))
         if self._codes is not None and len(addresses) > 1:
             self.requests += 1
@@ -100,6 +99,13 @@ class L1Reads:
                                    f"0x{account.code_hash.hex()}")
             out.append(code)
         return out
+
+    def codeless(self, account: ProvenAccount, what: str) -> Unverifiable | None:
+        """``no-contract`` for an account without code (none, or the empty code's hash)."""
+        if account.exists and account.code_hash != keccak256(b""):
+            return None
+        return Unverifiable("no-contract", f"{what} 0x{account.address.hex()} has no code at "
+                                           f"L1 block {self.block.number}")
 
     def identified(self, account: ProvenAccount, role: str, what: str) -> Identified:
         """The implementation ``account``'s code is (fetched and identified each time: kept

@@ -77,3 +77,21 @@ def test_answers_swapped_inside_a_batch_give_no_verdict(pair, method):
     assert (code, out["verdict"]) == (2, "UNVERIFIABLE"), out
     assert out["reason"] == ("rpc-malformed" if method == "eth_getProof"
                              else "clone-code-mismatch"), out
+
+
+def test_a_game_judged_ahead_but_below_the_one_chosen_does_not_refuse_it(pair):
+    """Scanning for L2 block 13 judges games four at a time, the blacklisted game (L2 block 9)
+    with them, though the scan stops at the game at block 11: given a status no GameStatus has,
+    that game is never reached, so its refusal is not raised; the choice is the one the scan
+    makes, the false-root game at block 13 (output-root-mismatch)."""
+    pair.set_game("blacklisted", 7, 1, 2)  # status 7: unknown-contract-version when reached
+    pair.mine(pair.l1)
+    args = pair.args("-b", "13")
+    done = run_cli("proof", *args, "--address", hx(REGISTRY), "--slot", "0", "--json")
+    out = json.loads(done.stdout)
+    assert (done.returncode, out["reason"]) == (2, "output-root-mismatch"), out
+    assert hx(pair.games["wrong"])[2:] in out["detail"]
+    done = run_cli("proof", *pair.args("-b", "9"), "--address", hx(REGISTRY), "--slot", "0",
+                   "--json")  # scanning down to it: refused when reached
+    out = json.loads(done.stdout)
+    assert (done.returncode, out["reason"]) == (2, "unknown-contract-version"), out
