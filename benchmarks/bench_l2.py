@@ -13,7 +13,9 @@ factory), a counting proxy (tests/rpcproxy.py) in front of each node. Measured, 
   (b) the same without ``--l2-game``, ``-b`` the game's block (the factory's list scanned from
       its newest game down to the closest usable one);
   (c) ``recompute proof --rpc L2 --block-hash <that L2 block's hash>``: the same slot, the same
-      verdict, pinned by the hash the user brings.
+      verdict, pinned by the hash the user brings;
+  (d) (a) through an L1 proxy that refuses JSON-RPC batches: every L1 call its own request, as
+      before the L1 side asked together what it could (recompute/l2/l1_reads.py).
 
 For each: HTTP requests and JSON-RPC calls by method, to L1 and to L2, and the median wall time
 of a whole command (a fresh process: start-up included). The load average is printed beside
@@ -62,7 +64,8 @@ def main() -> None:
     l1, l2 = Anvil().start(), Anvil().start()
     try:
         pair = build_pair(l1, l2)
-        with RpcProxy(l1.url) as p1, RpcProxy(l2.url) as p2:
+        with RpcProxy(l1.url) as p1, RpcProxy(l2.url) as p2, \
+                RpcProxy(l1.url, batches=False) as p1_plain:
             l1_hash = pair.l1_head()
             l2_hash = rpc_call(l2.url, "eth_getBlockByNumber", [hex(11), False])["hash"]
             through = ["--rpc", p2.url, "--l2-portal", hx(PORTAL), "--l1-rpc", p1.url,
@@ -72,6 +75,10 @@ def main() -> None:
                                     {"l1": p1, "l2": p2}),
                 "b_l2_games_scanned": (through + ["-b", "11"], {"l1": p1, "l2": p2}),
                 "c_l2_block_hash": (["--rpc", p2.url, "--block-hash", l2_hash], {"l2": p2}),
+                "d_l2_game_named_no_batches": (
+                    ["--rpc", p2.url, "--l2-portal", hx(PORTAL), "--l1-rpc", p1_plain.url,
+                     "--l1-block-hash", l1_hash, "--l2-game", hx(pair.games["final"])],
+                    {"l1": p1_plain, "l2": p2}),
             }
             results: dict[str, list[dict]] = {name: [] for name in cases}
             for _ in range(rounds):

@@ -91,14 +91,20 @@ def anchor_block(sources: Sequence[ProofSource], *, block: int | str | None = No
         reach=functools.partial(_hops.reach, mode=history))
 
 
-def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: bytes | str,
-                    block: int | str | None = None, game: bytes | str | None = None,
-                    finality: str = "final", clock: Clock | None = None) -> AnchoredBlock:
+def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *,
+                    portal: bytes | str | None = None, block: int | str | None = None,
+                    game: bytes | str | None = None, finality: str = "final",
+                    clock: Clock | None = None, history: str = "auto",
+                    chain: str | None = None) -> AnchoredBlock:
     """An OP-stack L2 block pinned through L1 (docs/l2.md): ``l1_block`` anchored by any
     method (it must be younger than ``clock``'s ``max_anchor_age``), ``portal`` the chain's
-    ``OptimismPortal2`` proxy, ``block`` the L2 block (None: the game's), ``game`` the dispute
+    ``OptimismPortal2`` proxy or ``chain`` a preset's name (``op-mainnet``, …: its portal,
+    L1 network and AnchorStateRegistry, for a chain on a standard release:
+    docs/l2.md §Current releases), ``block`` the L2 block (None: the game's), ``game`` the dispute
     game to use (None: the closest usable one at or above ``block``), ``finality`` the weakest
-    tier accepted (``final``, ``resolved``, ``proposed``). Proofs at the block returned are
+    tier accepted (``final``, ``resolved``, ``proposed``), ``history`` how a block below the
+    game's is reached (``auto``, ``hops``, ``walk``: :func:`anchor_block`'s). Proofs at the
+    block returned are
     asked of ``l2_source``; a refused game is :class:`Unverifiable` with its reason."""
     from recompute.l2.anchor import OpStackRequest, by_output_root
     from recompute.l2.finality import TIERS
@@ -109,10 +115,25 @@ def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *, portal: 
         block = as_uint256(block, "block")
     if finality not in TIERS:
         raise ArgumentError(f"finality: {finality!r} is not one of {', '.join(TIERS)}")
-    request = OpStackRequest(portal=_address(portal, "portal"), block=block,
-                             game=None if game is None else _address(game, "game"),
-                             accept=finality)
-    return by_output_root(l1_block, l2_source, request, clock or Clock())
+    if history not in _hops.MODES:
+        raise ArgumentError(f"history: {history!r} is not one of {', '.join(_hops.MODES)}")
+    from recompute.l2.presets import load_presets
+
+    if (portal is None) == (chain is None):
+        raise ArgumentError("portal, chain: give one of them (the chain's portal, or a "
+                            "preset's name)")
+    presets = load_presets()
+    if chain is not None and chain not in presets:
+        raise ArgumentError(f"chain: {chain!r} is not one of {', '.join(sorted(presets))}")
+    preset = presets[chain] if chain is not None else None
+    request = OpStackRequest(portal=preset.portal if preset else _address(portal, "portal"),
+                             block=block, game=None if game is None else _address(game, "game"),
+                             accept=finality, preset=chain,
+                             l1_network=preset.l1 if preset else None,
+                             anchor_state_registry=preset.anchor_state_registry
+                             if preset else None)
+    return by_output_root(l1_block, l2_source, request, clock or Clock(),
+                          reach=functools.partial(_hops.reach, mode=history))
 
 
 def prove_account(block: AnchoredBlock, address: bytes | str,

@@ -30,7 +30,8 @@ def _keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
 
 
 def l2_options(command: F) -> F:
-    """--l2-portal, --l2-game, --l2-finality and the L1 anchor's --l1-* options."""
+    """--l2-portal, --l2-registry, --l2-game, --l2-finality and the L1 anchor's --l1-*
+    options."""
     decorators = [
         click.option("--l2-portal", metavar="ADDR", expose_value=False, callback=_keep,
                      help="OP-stack L2: the chain's OptimismPortal2 proxy on L1; --rpc is the "
@@ -38,6 +39,9 @@ def l2_options(command: F) -> F:
         click.option("--chain", "l2_chain", metavar="NAME", expose_value=False, callback=_keep,
                      help="OP-stack L2 by name (base, base-sepolia, op-mainnet, op-sepolia): "
                           "its portal address, as --l2-portal."),
+        click.option("--l2-registry", metavar="ADDR", expose_value=False, callback=_keep,
+                     help="With --l2-portal: the chain's AnchorStateRegistry proxy, for a chain "
+                          "on a standard op-contracts release (--chain names it)."),
         click.option("--l2-game", metavar="ADDR", expose_value=False, callback=_keep,
                      help="With --l2-portal: the dispute game to use (default: the newest "
                           "usable game covering the block)."),
@@ -75,6 +79,7 @@ class L2Options:
     l1_block_hash: str | None = None
     l1_checkpoint: str | None = None
     l1_quorum: int | None = None
+    registry: str | None = None
 
     @property
     def given(self) -> bool:
@@ -83,6 +88,7 @@ class L2Options:
     def stray(self) -> str | None:
         """An L2 or L1 option given without --l2-portal (the first one), else None."""
         named = [("--l2-game", self.game), ("--l2-finality", self.finality),
+                 ("--l2-registry", self.registry),
                  ("--l1-rpc", self.l1_rpcs or None), ("--l1-block", self.l1_block),
                  ("--l1-block-hash", self.l1_block_hash),
                  ("--l1-checkpoint", self.l1_checkpoint), ("--l1-quorum", self.l1_quorum)]
@@ -96,7 +102,7 @@ def given_l2_options() -> L2Options:
                      given.get("l2_finality"),
                      tuple(given.get("l1_rpcs") or ()), given.get("l1_block"),
                      given.get("l1_block_hash"), given.get("l1_checkpoint"),
-                     given.get("l1_quorum"))
+                     given.get("l1_quorum"), given.get("l2_registry"))
 
 
 def portal_of(options: L2Options) -> tuple[bytes, str | None]:

@@ -16,12 +16,13 @@ from recompute.l2.anchor import L2Round
 from recompute.sources.cache import SharedSource
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.l2_follower import GameFollower
+from recompute.watch.recording import RecordingSink
 from recompute.watch.sink import Sink
 
 
-def check_l2_watch(chain: Chain, last: int | None, stored_follow: bool) -> None:
-    """What watch on an L2 cannot do: follow a pinned L1 block, follow into a store (nothing
-    to check without --l2-portal)."""
+def check_l2_watch(chain: Chain, last: int | None) -> None:
+    """What watch on an L2 cannot do: follow a pinned L1 block (nothing to check without
+    --l2-portal)."""
     options = chain.l2_options
     if not options.given:
         return
@@ -29,8 +30,6 @@ def check_l2_watch(chain: Chain, last: int | None, stored_follow: bool) -> None:
                          or (options.l1_block not in (None, "latest", "finalized", "safe"))):
         raise UsageError("follow mode on an L2 anchors L1 afresh at each round: give "
                          "--l1-block latest|finalized (or --beacon), not a pinned L1 block")
-    if stored_follow:
-        raise UsageError("--store with --l2-portal is for range audits (--from N --to M)")
 
 
 def l2_top(chain: Chain, number: int | None) -> Callable[[], AnchoredBlock]:
@@ -42,8 +41,10 @@ def l2_top(chain: Chain, number: int | None) -> Callable[[], AnchoredBlock]:
 def l2_follower(chain: Chain, source: SharedSource, evaluator: BlockEvaluator, sink: Sink,
                 first: int | None, *, poll: float, max_backoff: float, max_blocks: int | None,
                 stop: threading.Event, start_timeout: float,
-                clock: Clock | None = None) -> GameFollower:
-    """Follow mode by games: each round anchors L1 afresh by the L1 options."""
+                clock: Clock | None = None,
+                recording: RecordingSink | None = None) -> GameFollower:
+    """Follow mode by games: each round anchors L1 afresh by the L1 options; with a follow
+    store (``--store``: ``recording`` writes to it), going on after its last final block."""
     clock = clock or current_clock()
     request = l2_request(chain, None)
     l1_chain = l1_chain_of(chain)
@@ -51,6 +52,9 @@ def l2_follower(chain: Chain, source: SharedSource, evaluator: BlockEvaluator, s
     def look() -> L2Round:
         return L2Round(anchored_block(l1_chain), source, request, clock)
 
-    return GameFollower(evaluator, sink, look, first, poll=poll, max_backoff=max_backoff,
-                        max_blocks=max_blocks, stop=stop, start_timeout=start_timeout,
-                        clock=clock)
+    follower = GameFollower(evaluator, sink, look, first, poll=poll, max_backoff=max_backoff,
+                            max_blocks=max_blocks, stop=stop, start_timeout=start_timeout,
+                            clock=clock, history=chain.history or "auto")
+    if recording is not None:
+        follower.resume(recording.store, recording.written_above_final())
+    return follower

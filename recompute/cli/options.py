@@ -248,6 +248,7 @@ def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
     """What to anchor on the L2: the portal, the block (``block_text``: N or latest), the
     game, the tier."""
     from recompute.l2.anchor import OpStackRequest
+    from recompute.l2.presets import load_presets
 
     options = chain.l2_options
     portal, preset = portal_of(options)
@@ -256,8 +257,16 @@ def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
     if isinstance(block, str) and block != "latest":
         raise UsageError(f"--block {block} with --l2-portal: give an L2 block number or latest "
                          "(the newest usable game's block)")
+    chosen = load_presets()[options.chain] if options.chain is not None else None
+    if chosen is not None and options.registry is not None:
+        raise UsageError("--chain and --l2-registry both name the AnchorStateRegistry: give "
+                         "one")
+    registry = parse_address(options.registry, "--l2-registry") if options.registry else \
+        chosen.anchor_state_registry if chosen else None
     return OpStackRequest(portal=portal, block=block if isinstance(block, int) else None,
-                          game=game, accept=options.finality or "final", preset=preset)
+                          game=game, accept=options.finality or "final", preset=preset,
+                          l1_network=chosen.l1 if chosen else None,
+                          anchor_state_registry=registry)
 
 
 def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:
@@ -267,4 +276,4 @@ def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> Anch
     l1_chain = l1_chain_of(chain)
     request = l2_request(chain, chain.block)
     l1 = anchor_l1(l1_chain)
-    return by_output_root(l1, chain.sources()[0], request, current_clock())
+    return by_output_root(l1, chain.sources()[0], request, current_clock(), reach=chain.reach())

@@ -61,13 +61,29 @@ def anchor_lines(block: AnchoredBlock) -> list[str]:
     return lines
 
 
+def registry_line(detail: dict[str, Any]) -> str:
+    """The tier line of an L2 block anchored by a standard release's AnchorStateRegistry."""
+    registry, game = detail["anchor_state_registry"], detail["game"]
+    held = (f"anchor game {game['address']} (type {game['game_type']})"
+            if game["address"] is not None else "starting anchor root")
+    return (f"L2 TIER FINAL: the AnchorStateRegistry {registry['address']} "
+            f"({registry['implementation']}, by its listed implementation address on "
+            f"{detail['l1_network']}) holds the {held}; output root {detail['output_root']} "
+            f"names L2 block {game['l2_block_number']}")
+
+
 def l2_lines(detail: dict[str, Any]) -> list[str]:
     """The op-stack anchor's lines: the L1 block, the game and its tier, the tier in capitals
     and a warning line when it is not final (docs/l2.md §Tiers)."""
     l1, game, tier = detail["l1"], detail["game"], detail["tier"]
+    if detail.get("basis") == "anchor-state-registry":
+        return [f"L1 block {l1['block']['number']} {l1['block']['hash']} (anchor "
+                f"{l1['anchor']['method']}: trusts {l1['anchor']['trusts']})",
+                registry_line(detail) + (f", {reached_from(detail['history_path'])}"
+                                         if detail.get("history_path") else "")]
     resolved = (f"resolved {span(game['resolved_ago_s'])} before the L1 block"
                 if game["resolved_ago_s"] is not None else "not resolved")
-    walked = detail.get("headers_walked")
+    path = detail.get("history_path")
     lines = [
         f"L1 block {l1['block']['number']} {l1['block']['hash']} (anchor "
         f"{l1['anchor']['method']}: trusts {l1['anchor']['trusts']})",
@@ -75,9 +91,18 @@ def l2_lines(detail: dict[str, Any]) -> list[str]:
         f"{game['game_type']}) {game['status']}, {resolved}; finality delay "
         f"{span(detail['finality_delay_s'])}; output root {detail['output_root']} names L2 "
         f"block {game['l2_block_number']}"
-        + (f", {walked} parent link(s) down to this block" if walked else ""),
+        + (f", {reached_from(path)}" if path else ""),
     ]
     if tier != "final":
         lines.append(f"warning: tier {tier}: the game is not final (asked for with "
                      f"--l2-finality {tier}); its root claim can still be overturned")
     return lines
+
+
+def reached_from(path: dict[str, Any]) -> str:
+    """How a block below the pinned one was reached from it (``history_path``), in words."""
+    if path["via"] == "history-contract":
+        hops = path["hops"]
+        return (f"block {hops[-1]['block']} proven from it by {len(hops)} history-contract "
+                "hop(s)")
+    return f"{path['headers_walked']} parent link(s) down to this block ({path['why']})"

@@ -178,7 +178,7 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
     if check is not None and anchored_number is None:
         raise UsageError("--checkpoint needs --from N (the block to walk down to)")
     l2 = chain.l2_options.given  # an OP-stack L2 pinned through L1 (docs/l2.md §Watch)
-    check_l2_watch(chain, last, stored_follow)
+    check_l2_watch(chain, last)
     light_client = chain.light_client() if not l2 else None  # with an L2: the L1's anchor
     if light_client is not None:
         _check_light_client(chain, pinned, check, quorum, processes, cluster, store_path)
@@ -216,7 +216,7 @@ def watch_command(chain: Chain, config_path: str, from_text: str | None, to_text
             if l2:
                 l2_follower(chain, sources[0], evaluator, sink, first, poll=poll,
                             max_backoff=max_backoff, max_blocks=max_blocks, stop=stop,
-                            start_timeout=start_timeout, clock=clock).run()
+                            start_timeout=start_timeout, clock=clock, recording=recording).run()
             else:
                 _follow(Follower(evaluator, sink, anchor, first, confirmations=confirmations,
                                  poll=poll, max_backoff=max_backoff, max_blocks=max_blocks,

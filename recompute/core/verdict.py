@@ -85,17 +85,25 @@ class Reason(StrEnum):
                            "hash, or is not the factory's game clone")
     UNKNOWN_CONTRACT_VERSION = ("unknown-contract-version",
                                 "an L1 system contract's code is no implementation version "
-                                "recompute knows (refused, never guessed)")
+                                "recompute knows, nor its implementation address a listed "
+                                "standard one it has a layout for (refused, never guessed)")
+    L1_NETWORK_MISMATCH = ("l1-network-mismatch",
+                           "a standard implementation address is listed for another L1 "
+                           "network than the anchored L1 block's, or the preset's L1 network "
+                           "is not the anchored block's")
     L2_BLOCK_UNPROPOSED = ("l2-block-unproposed",
-                           "the L2 block is above the newest usable dispute game's L2 block")
+                           "the L2 block is above the newest usable dispute game's L2 block "
+                           "(or the AnchorStateRegistry's anchor root's)")
     GAME_NOT_FINAL = ("game-not-final",
                       "the dispute game is unresolved or within its finality delay, and that "
                       "tier was not asked for")
     GAME_CHALLENGER_WINS = ("game-challenger-wins",
                             "the dispute game resolved CHALLENGER_WINS: its root claim is wrong")
-    GAME_BLACKLISTED = "game-blacklisted", "the portal blacklists the dispute game"
+    GAME_BLACKLISTED = ("game-blacklisted",
+                        "the portal (or the AnchorStateRegistry) blacklists the dispute game")
     GAME_RETIRED = ("game-retired",
-                    "the dispute game was created before the respected game type was last set")
+                    "the dispute game was created before the respected game type was last set "
+                    "(or at or before the AnchorStateRegistry's retirement timestamp)")
     GAME_TYPE_NOT_RESPECTED = ("game-type-not-respected",
                                "the dispute game is not of the type the portal respects")
 

@@ -90,6 +90,21 @@ class LiveSource:
                                                      {"blockHash": "0x" + block_hash.hex()}])
         return parse_data(answer, f"{self.label} eth_getCode", malformed)
 
+    def get_codes(self, addresses: list[bytes], block_hash: bytes) -> list[bytes]:
+        """``eth_getCode`` of each address at one block, in JSON-RPC batches: raw bytes, each
+        to be trusted only once it hashes to its account's proven code hash; a node's error
+        for one of them is raised."""
+        at = {"blockHash": "0x" + block_hash.hex()}
+        answers = self.client.batch([("eth_getCode", ["0x" + address.hex(), at])
+                                     for address in addresses])
+        out = []
+        for address, answer in zip(addresses, answers, strict=True):
+            if isinstance(answer, Unverifiable):
+                raise answer
+            out.append(parse_data(answer, f"{self.label} eth_getCode 0x{address.hex()} in a "
+                                          "batch", malformed))
+        return out
+
     def get_proofs(self, wanted: list[tuple[bytes, list[int]]],
                    block_hash: bytes) -> list[dict[str, Any] | Unverifiable]:
         """``eth_getProof`` of each ``(address, slots)`` at one block, in JSON-RPC batches: per

@@ -277,8 +277,11 @@ def _anchor_section(facts: AuditFacts) -> str:
     if facts.anchor.get("method") == "op-stack":  # an L2 block: its game's tier (docs/l2.md)
         tier = str(facts.anchor.get("tier", "?"))
         tone = "good" if tier == "final" else "unverifiable"
+        by = ("the root the chain's AnchorStateRegistry accepted, which is final"
+              if facts.anchor.get("basis") == "anchor-state-registry"
+              else f"a dispute game that is {tier}")
         banner = (f'<p class="banner {tone}">L2 TIER {text(tier.upper())}: pinned through '
-                  f'L1 by a dispute game that is {text(tier)}'
+                  f'L1 by {text(by)}'
                   + ("" if tier == "final" else ", not final: its root claim can still be "
                      "overturned") + ".</p>")
     return (f'<section id="anchor"><h2>Anchor: what the verdicts rest on</h2>{banner}'

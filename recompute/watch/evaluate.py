@@ -105,6 +105,8 @@ def anchor_fields(method: str, detail: JsonObject) -> JsonObject:
     if method == "op-stack":  # an L2 block: the game it rests on (docs/l2.md)
         out.update(game=detail["game"]["address"], tier=detail["tier"],
                    l1_block=detail["l1"]["block"]["number"])
+        if "basis" in detail:  # a standard release's registry root (docs/l2.md)
+            out["basis"] = detail["basis"]
         if "pinned_number" in detail:
             out["game_block"] = detail["pinned_number"]
     return out

@@ -12,7 +12,8 @@ otherwise, node trouble) and then:
   evaluated again under the next usable game that covers them. A game whose tier rose to
   ``final`` has its lines written again with ``final: true``;
 - the newest usable game: when its L2 block is above the last block written, every block up
-  to it is evaluated, tied to the game's block by re-hashed parentHash links; each line's
+  to it is evaluated, reached from the game's block as ``--history`` says (hops through
+  the L2's history contract, or re-hashed parentHash links); each line's
   ``anchor`` names the game, its tier and the L1 block. A line is final when its game is
   ``final``; with ``--l2-finality resolved|proposed`` it waits, labelled, until the game is.
 
@@ -22,6 +23,7 @@ lines resting on an older game are no longer judged again (said when one drops o
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -33,13 +35,18 @@ from recompute.core.errors import Unverifiable
 from recompute.core.verdict import Verdict
 from recompute.l2.anchor import L2Round, below
 from recompute.watch.collector import paused
+from recompute.watch.coordinator import line_from_json
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines
 from recompute.watch.follower import summary
 from recompute.watch.sink import Sink
+from recompute.watch.store import Store
+from recompute.watch.store_records import RETRACTION_REASONS
 
 WATCHED_GAMES = 32
 # A game refused for one of these after lines rested on it: the lines are retracted.
-LOST = ("game-blacklisted", "game-challenger-wins", "game-retired", "game-type-not-respected")
+LOST = RETRACTION_REASONS
+RESUME_WINDOW = 1024  # blocks of a follow store read at once, newest first, on a restart
+GAME_ADDRESS = re.compile(r"0x[0-9a-f]{40}")  # a stored line's anchor.game (a store is a file)
 
 
 @dataclass
@@ -55,17 +62,21 @@ class GameFollower:
                  first_number: int | None = None, *, poll: float = 1.0,
                  max_backoff: float = 30.0, max_blocks: int | None = None,
                  stop: threading.Event | None = None, start_timeout: float = 60.0,
-                 clock: Clock = SYSTEM):
+                 clock: Clock = SYSTEM, history: str = "auto"):
         self.evaluator, self.sink, self.rounds = evaluator, sink, rounds
         self.first_number = first_number
         self.poll, self.max_backoff, self.max_blocks = poll, max_backoff, max_blocks
         self.stop = stop or threading.Event()
         self.start_timeout, self.clock = start_timeout, clock
+        self.history = history  # how a block below the game's is reached (core.hops)
         self.done: int | None = None  # the highest L2 block whose lines are written
         self.resting: dict[bytes, Resting] = {}  # game -> its lines (oldest game first)
         self.verified = 0
         self.failures = 0
         self.waiting = False  # said once: no usable game covers the next block yet
+        # a restarted bot (--store): blocks above the last final one whose first (not final)
+        # lines an earlier run wrote, by number: their hash; not written twice
+        self.written: dict[int, str] = {}
 
     def run(self) -> None:
         started = time.monotonic()
@@ -110,7 +121,9 @@ class GameFollower:
         if top.number < start:
             return moved
         self.waiting = False
-        game = bytes.fromhex(top.anchor.detail["game"]["address"][2:])
+        # the game lines rest on (a registry's starting root: the registry's own address)
+        game = bytes.fromhex((top.anchor.detail["game"]["address"]
+                              or top.anchor.detail["anchor_state_registry"]["address"])[2:])
         self.sink.metrics.set("l2_game_block", top.number, tier=top.anchor.detail["tier"])
         if self.done is None:
             self._announce(top)
@@ -118,7 +131,7 @@ class GameFollower:
             if self.stop.is_set() or (self.max_blocks is not None
                                       and self.verified >= self.max_blocks):
                 break
-            self._verify(below(top, number), game, top.anchor.detail["tier"])
+            self._verify(below(top, number, self.history), game, top.anchor.detail["tier"])
         return True
 
     def _verify(self, block: AnchoredBlock, game: bytes, tier: str) -> None:
@@ -136,9 +149,45 @@ class GameFollower:
             self.verified += 1
             self.sink.metrics.inc("blocks_total")
             self.sink.metrics.set("last_verified_block", block.number)
-            self.sink.evaluated(lines)
+            again = tier != "final" and self.written.pop(block.number, None) == \
+                "0x" + block.hash.hex()
+            if not again:  # an earlier run wrote these first lines: they wait, unwritten
+                self.sink.evaluated(lines)
             self.sink.note(summary(block, lines, time.monotonic() - started)
-                           + f"; game 0x{game.hex()} ({tier})")
+                           + f"; game 0x{game.hex()} ({tier})"
+                           + ("; first lines written before the restart" if again else ""))
+
+    def resume(self, store: Store, written: dict[int, str]) -> None:
+        """A restarted bot (``--store``, docs/l2.md §Watch): go on after the store's last final
+        block. The games its newest final lines rest on (:data:`WATCHED_GAMES`) are judged
+        again from the next round, as if this run had written them; a block whose stored
+        lines are a retraction is evaluated again; first lines an earlier run wrote above the
+        last final block (``written``) are not written twice."""
+        last = store.get("last_final_block")
+        if not isinstance(last, int):
+            self.written = dict(written)
+            return
+        self.written = {n: h for n, h in written.items() if n > last}
+        self.done = last
+        games: dict[bytes, Resting] = {}
+        hi = last
+        while hi >= 0 and len(games) <= WATCHED_GAMES:
+            lo = max(0, hi - RESUME_WINDOW + 1)
+            for raw in store.lines(lo, hi):
+                line = line_from_json(raw, raw.get("anchor"))
+                assert line.block is not None  # a stored line is a block's
+                game = (line.anchor or {}).get("game")
+                if line.reason in LOST and line.verdict is Verdict.UNVERIFIABLE:
+                    self.done = min(self.done, line.block - 1)  # retracted: evaluated again
+                elif isinstance(game, str) and GAME_ADDRESS.fullmatch(game):
+                    resting = games.setdefault(bytes.fromhex(game[2:]), Resting("final"))
+                    resting.blocks.setdefault(line.block, []).append(line)
+            hi = lo - 1
+        newest = sorted(games.items(), key=lambda item: min(item[1].blocks))[-WATCHED_GAMES:]
+        self.resting = dict(newest)  # oldest game first, as written
+        self.sink.note(f"watch: continuing after L2 block {self.done}, the last final block "
+                       f"in {store.path}; {len(self.resting)} game(s) its lines rest on are "
+                       "judged again")
 
     def _judge_again(self, look: L2Round) -> bool:
         """Every game lines rest on, judged at this round's L1 block: retract the lines of a

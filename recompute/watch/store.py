@@ -371,6 +371,9 @@ class Store:
     def _final(self, lines: list[JsonObject], block: int, block_hash: str) -> None:
         self.db.execute("DELETE FROM lines WHERE block = ?", (block,))
         self._insert_lines(lines)
+        last = self.get("last_final_block")
+        if isinstance(last, int) and block < last:
+            return  # lines of a block below written again (an L2 retraction's): the last stays
         self.db.executemany("INSERT OR REPLACE INTO audit VALUES (?, ?)", [
             ("last_final_block", json_line(block)),
             ("last_final_hash", json_line(block_hash))])

@@ -21,6 +21,13 @@ from recompute.core.verdict import Verdict
 from recompute.watch.evaluate import JsonObject
 from recompute.watch.segment import SegmentResult
 
+# An L2 follower's retraction (recompute.watch.l2_follower): the lines of a game lost after
+# they were written are written again UNVERIFIABLE with one of these reasons and healthy
+# false (the hooks fire), and a follow store keeps them so until the blocks are evaluated
+# again under a usable game.
+RETRACTION_REASONS = ("game-blacklisted", "game-challenger-wins", "game-retired",
+                      "game-type-not-respected")
+
 SCHEMA = 1  # the store's layout version, kept in the audit table under "schema"
 
 MAX_BLOCK = (1 << 63) - 1  # SQLite's integers; no chain is near it
@@ -392,6 +399,8 @@ def _verdict_fields(value: JsonObject, frame: LineFrame, where: str) -> None:
                                f"{'follow' if frame.final else 'range'} store keeps "
                                f"{'final' if frame.final else 'not yet final'} lines")
     healthy = None if verdict is Verdict.UNVERIFIABLE else verdict is check.healthy
+    if healthy is None and value["reason"] in RETRACTION_REASONS and frame.final:
+        healthy = False  # a retracted line (see RETRACTION_REASONS)
     if value["healthy"] is not healthy:
         raise StoreRecordError(f"{where}: healthy is {str(value['healthy'])[:10]} for "
                                f"{verdict.value} (the check's healthy verdict is "

@@ -18,6 +18,7 @@ ARTIFACTS = ROOT / "contracts" / "artifacts"
 GROUPS = [
     (["contracts/src/amm", "contracts/src/meters", "contracts/src/variants"], []),
     (["contracts/src/swarm"], ["--via-ir"]),
+    (["contracts/src/op-releases"], []),
 ]
 
 

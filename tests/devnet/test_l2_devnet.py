@@ -263,3 +263,29 @@ def test_the_anchor_chooses_the_game_the_manifest_names(l2net):
         chosen = json.loads(result.stdout)["evidence"]["anchor"]["game"]
         assert chosen["address"] == moment["game_address"].lower(), label
         assert chosen["l2_block_number"] == moment["l2_block"], label
+
+
+def test_an_l2_block_below_the_game_is_one_hop_through_the_l2_history_contract(l2net):
+    """The devnet's L2 (anvil in OP-stack mode at Isthmus) holds the history storage contract
+    from its genesis, the EIP-2935 code at the EIP's address as an Isthmus chain does; a block
+    below a final game's is proven by one hop from the game block's state (its hash anvil's)."""
+    from recompute.core.history_window import HISTORY_STORAGE_ADDRESS, HISTORY_STORAGE_CODE
+
+    l2, section = l2net[2], l2net[3]
+    history = "0x" + HISTORY_STORAGE_ADDRESS.hex()
+    assert rpc_call(l2.url, "eth_getCode", [history, "0x0"]) == "0x" + HISTORY_STORAGE_CODE.hex()
+    moment = section["moments"]["l2.final-bad"]
+    argv = moment["argv"]
+    number = moment["l2_block"] - 3
+    pick = ["--rpc", "--l2-portal", "--l1-rpc", "--l1-block-hash", "--l2-game", "--at",
+            "--address"]
+    args = [part for flag in pick for part in (flag, argv[argv.index(flag) + 1])]
+    result = run_cli("proof", *args, "--slot", "0", "-b", number, "--json")
+    assert result.returncode == 0, result.stderr
+    evidence = json.loads(result.stdout)["evidence"]
+    want = rpc_call(l2.url, "eth_getBlockByNumber", [hex(number), False])["hash"]
+    assert evidence["block"]["hash"] == want
+    assert evidence["anchor"]["history_path"] == {
+        "via": "history-contract", "contract": history,
+        "hops": [{"from_block": moment["l2_block"], "block": number, "slot": number,
+                  "hash": want}]}

@@ -41,9 +41,9 @@ def test_a_final_game_pins_its_l2_block_and_the_slot_is_proven(pair):
 def test_without_a_game_the_closest_usable_one_above_the_block_is_chosen(pair):
     code, out = proof(pair, "--expect", "0=11", block=11)
     assert code == 0 and out["evidence"]["anchor"]["game"]["address"] == hx(pair.games["final"])
-    code, out = proof(pair, "--expect", "0=9", block=9)  # blacklisted at 9: final's, walked
+    code, out = proof(pair, "--expect", "0=9", block=9)  # blacklisted at 9: final's, a hop
     assert code == 0 and out["evidence"]["anchor"]["game"]["address"] == hx(pair.games["final"])
-    assert out["evidence"]["anchor"]["headers_walked"] == 2
+    assert out["evidence"]["anchor"]["history_path"]["hops"][0]["from_block"] == 11
 
 
 def test_the_newest_final_game_with_a_false_root_gives_no_verdict(pair):
@@ -53,10 +53,10 @@ def test_the_newest_final_game_with_a_false_root_gives_no_verdict(pair):
 
 
 def test_a_block_below_the_game_is_reached_by_parent_links(pair):
-    code, out = proof(pair, "--expect", "0=7", game="final", block=7)
+    code, out = proof(pair, "--expect", "0=7", "--history", "walk", game="final", block=7)
     assert code == 0, out
     assert out["evidence"]["block"]["number"] == 7
-    assert out["evidence"]["anchor"]["headers_walked"] == 4
+    assert out["evidence"]["anchor"]["history_path"]["headers_walked"] == 4
 
 
 def test_the_slot_differing_is_bad(pair):
