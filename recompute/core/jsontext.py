@@ -80,7 +80,7 @@ def json_text(value: Any, *, ascii: bool = True) -> str:
 
 
 def json_document(value: Any, *, indent: int = 2, sort_keys: bool = False,
-             ascii: bool = True) -> str:
+                  ascii: bool = True) -> str:
     """An indented JSON document (no final newline), for a file or a ``--json`` report."""
     return json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=ascii)
 

@@ -116,10 +116,10 @@ _AB, _LAB = "AggregateBudgetMeter", "LyingAggregateBudgetMeter"
 
 ABOUT: dict[str, About] = {
     "amm.enrolled": _amm("example", _SR, GOOD, "four subjects enrolled; the worked example at "
-                         "state version 1 with the specification's pre root"),
+                         "state version 1 with the seed's pre root"),
     "amm.operators-set": _amm("controlled", _SR, GOOD, "the controlled subject's report, pulse "
                               "and policy operators are set"),
-    "amm.after-cycle-1": _amm("example", _SR, GOOD, "the specification's worked example recorded: "
+    "amm.after-cycle-1": _amm("example", _SR, GOOD, "the seed's worked example recorded: "
                               "version 2, root 0x9918ebff…c3de",
                               vector="amm-state-root-worked-example"),
     "amm.partial": _amm("controlled", _LS, GOOD, "a PARTIAL cycle completes layers 0 and 1 "

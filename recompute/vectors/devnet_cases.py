@@ -39,7 +39,7 @@ DEVNET_CASES = [
     _amm("amm-signal-status-present", "amm/signal-status", "amm.present-overdue", "pulser",
          "a pulsing subject is PRESENT (while overdue): GOOD"),
     _amm("amm-state-root-worked-example", "amm/state-root", "amm.after-cycle-1", "example",
-         "after the specification's worked example: version 2, root 0x9918ebff…c3de, consistent"),
+         "after the seed's worked example: version 2, root 0x9918ebff…c3de, consistent"),
     _amm("amm-restore-claim-valid", "amm/restore-claim", "amm.rollback", "example",
          "a rollback to version 1: rootAt(1) is the post root (GOOD)",
          block=lambda m: m["moments"]["amm.rollback"]["number"]),
