@@ -106,8 +106,8 @@ def anchor_l2_block(l1_block: AnchoredBlock, l2_source: ProofSource, *,
     game's is reached (``auto``, ``hops``, ``walk``: :func:`anchor_block`'s). Proofs at the
     block returned are
     asked of ``l2_source``; a refused game is :class:`Unverifiable` with its reason."""
-    from recompute.l2.anchor import OpStackRequest, by_output_root
     from recompute.l2.finality import TIERS
+    from recompute.l2.op_stack_anchor import OpStackRequest, by_output_root
 
     if block is not None:
         if isinstance(block, bool) or not isinstance(block, (int, str)):

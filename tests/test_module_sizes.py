@@ -19,7 +19,7 @@ OVER = {
     "cli/watch_cmd.py": 515,
     "core/anchor.py": 562,
     "devnet/history_amm.py": 555,
-    "devnet/beacon.py": 582,
+    "devnet/beacon_server.py": 582,
 }
 
 

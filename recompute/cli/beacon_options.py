@@ -143,7 +143,7 @@ def parse_network(text: str | None) -> Network:
 
 def parse_lc_block(text: str | None) -> int | str | None:
     """--block under the light client: N, finalized (the default), safe or latest."""
-    from recompute.lightclient.anchor import TAGS
+    from recompute.lightclient.anchored_header import TAGS
 
     if text is None or text in TAGS:
         return text
@@ -200,7 +200,7 @@ class LightClientSession:
         return self.request.network.slot_at_time(self.clock.now())
 
     def sync(self) -> LightClientStore:
-        from recompute.lightclient.anchor import check_checkpoint
+        from recompute.lightclient.anchored_header import check_checkpoint
         from recompute.sources.beacon import catch_up, sync_light_client
 
         if self.store is None:
@@ -228,7 +228,7 @@ def light_client_anchor(source: ProofSource, request: LightClientRequest,
                         history: str = "auto") -> AnchoredBlock:
     """Sync, then anchor ``--block`` (finalized by default) by the light client, judged
     current by ``clock`` (stale-anchor otherwise)."""
-    from recompute.lightclient.anchor import by_light_client
+    from recompute.lightclient.anchored_header import by_light_client
 
     block = parse_lc_block(block_text)
     session = LightClientSession(request, clock)

@@ -29,7 +29,7 @@ from recompute.devnet.lifecycle import down, up
 from recompute.evaluator.job import step
 from recompute.layout import load_layout, read_all
 from recompute.lightclient import DEVNET
-from recompute.lightclient.anchor import by_light_client
+from recompute.lightclient.anchored_header import by_light_client
 from recompute.recipes.registry import load_recipes
 from recompute.sources.beacon import BeaconClient, sync_light_client
 from recompute.sources.fixture_node import FixtureNode

@@ -1,7 +1,7 @@
 """``recompute demo``'s L2 part: the devnet's OP-stack L2 (``devnet up --l2``), its blocks
-pinned through the L1 dispute games (recompute/l2/anchor.py), a few of its named moments shown
-with their verdicts: a final game's, one in its finality delay, one its challenger won, and
-the lying L2 node."""
+pinned through the L1 dispute games (recompute/l2/op_stack_anchor.py), a few of its named
+moments shown with their verdicts: a final game's, one in its finality delay, one its
+challenger won, and the lying L2 node."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from recompute.core.anchor import anchor_block
 from recompute.core.clock import Clock
 from recompute.core.errors import Unverifiable
 from recompute.evaluator.job import step
-from recompute.l2.anchor import OpStackRequest, by_output_root
+from recompute.l2.op_stack_anchor import OpStackRequest, by_output_root
 from recompute.layout import load_layout
 from recompute.recipes.registry import get_recipe
 from recompute.sources.live import LiveSource

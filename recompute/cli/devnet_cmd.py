@@ -21,7 +21,7 @@ from recompute.devnet.lifecycle import (
     down,
     up,
 )
-from recompute.devnet.registry import known
+from recompute.devnet.started import known
 
 
 @cli.group("devnet")
@@ -221,7 +221,7 @@ def devnet_down(state_dir: Path | None) -> None:
 
 
 def _started_folders() -> list[Path]:
-    """./.devnet, then each folder `up` recorded (recompute/devnet/registry.py), once each."""
+    """./.devnet, then each folder `up` recorded (recompute/devnet/started.py), once each."""
     out = [DEFAULT_STATE_DIR]
     for folder in known():
         if folder != DEFAULT_STATE_DIR.resolve():

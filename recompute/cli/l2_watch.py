@@ -12,7 +12,7 @@ from recompute.cli.options import Chain, anchored_block, l1_chain_of, l2_request
 from recompute.core.anchor import AnchoredBlock
 from recompute.core.clock import Clock
 from recompute.core.errors import UsageError
-from recompute.l2.anchor import L2Round
+from recompute.l2.op_stack_anchor import L2Round
 from recompute.sources.cache import SharedSource
 from recompute.watch.evaluate import BlockEvaluator
 from recompute.watch.l2_follower import GameFollower

@@ -52,7 +52,7 @@ def sync_command(rpc_timeout: float | None, as_json: bool) -> None:
     and the optimistic one is newer than it and within --max-head-age; otherwise NOT SYNCED
     (stale-anchor, exit 2) naming the lag, with the headers the beacon node brought the store
     to."""
-    from recompute.lightclient.anchor import check_current, check_latest
+    from recompute.lightclient.anchored_header import check_current, check_latest
 
     request = light_client_request()
     if request is None:

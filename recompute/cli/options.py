@@ -34,7 +34,7 @@ from recompute.core.hops import MODES, reach
 from recompute.sources.live import LiveSource
 
 if TYPE_CHECKING:
-    from recompute.l2.anchor import OpStackRequest
+    from recompute.l2.op_stack_anchor import OpStackRequest
 
 ENV_RPC = "ETH_RPC_URL"
 
@@ -247,7 +247,7 @@ def l1_chain_of(chain: Chain) -> Chain:
 def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
     """What to anchor on the L2: the portal, the block (``block_text``: N or latest), the
     game, the tier."""
-    from recompute.l2.anchor import OpStackRequest
+    from recompute.l2.op_stack_anchor import OpStackRequest
     from recompute.l2.presets import load_presets
 
     options = chain.l2_options
@@ -271,7 +271,7 @@ def l2_request(chain: Chain, block_text: str | None) -> OpStackRequest:
 
 def l2_anchor(chain: Chain, anchor_l1: Callable[[Chain], AnchoredBlock]) -> AnchoredBlock:
     """Anchor the L1 block (``anchor_l1`` with the L1 options), then the L2 block through it."""
-    from recompute.l2.anchor import by_output_root
+    from recompute.l2.op_stack_anchor import by_output_root
 
     l1_chain = l1_chain_of(chain)
     request = l2_request(chain, chain.block)

@@ -9,7 +9,7 @@ import click
 
 from recompute.cli import cli
 from recompute.cli.flags import cli_outcome
-from recompute.cli.format import checksum
+from recompute.cli.human_format import checksum
 from recompute.cli.options import Chain, chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError

@@ -11,7 +11,7 @@ import click
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout
 from recompute.cli.flags import cli_outcome
-from recompute.cli.format import checksum, table, value_rows
+from recompute.cli.human_format import checksum, table, value_rows
 from recompute.cli.options import Chain, chain_options
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.anchor import AnchoredBlock

@@ -10,7 +10,7 @@ import click
 from recompute.cli import cli
 from recompute.cli.complete import complete_layout, complete_recipe
 from recompute.cli.flags import cli_outcome
-from recompute.cli.format import checksum, plain
+from recompute.cli.human_format import checksum, plain
 from recompute.cli.options import Chain, chain_options, unique_pairs
 from recompute.cli.report import anchor_lines, emit
 from recompute.core.errors import Unverifiable, UsageError

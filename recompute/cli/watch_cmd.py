@@ -42,7 +42,7 @@ from recompute.core.errors import Unverifiable, UsageError
 from recompute.core.hexdata import parse_block, parse_hash
 from recompute.core.hops import reach
 from recompute.core.verdict import EXIT_GOOD
-from recompute.lightclient.anchor import (
+from recompute.lightclient.anchored_header import (
     by_light_client,
     check_current,
     check_latest,
@@ -358,7 +358,7 @@ def _signed_heads(session: LightClientSession | None, clock: Clock) -> SignedHea
     client behind the clock (a beacon node withholding updates) is ``stale-anchor``: the
     follower writes no line about a new block and says ``up`` 0 until it catches up. The
     optimistic header is judged by --max-head-age and must be newer than the finalized one
-    (:func:`~recompute.lightclient.anchor.check_latest`), whatever the beacon node sent."""
+    (:func:`~recompute.lightclient.anchored_header.check_latest`), whatever the beacon node sent."""
     if session is None:
         return None
 

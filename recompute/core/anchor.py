@@ -331,7 +331,7 @@ def by_parent_link(parent: AnchoredBlock, child_header_json: dict[str, Any],
 def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[str, Any],
                       down_to: int | None = None) -> AnchoredBlock:
     """The block a consensus proof pinned (``light-client``: see
-    :mod:`recompute.lightclient.anchor`), or the block ``down_to`` below it by re-hashed
+    :mod:`recompute.lightclient.anchored_header`), or the block ``down_to`` below it by re-hashed
     parentHash links. The node is not asked which block this is: proofs are checked against
     ``payload.state_root`` / ``receipts_root`` as authenticated. The node's header is asked
     for once, as a cross-check: when served it must hash to ``payload.hash``
@@ -368,7 +368,7 @@ def by_payload_header(source: ProofSource, payload: PayloadHeader, detail: dict[
 def by_proven_header(source: ProofSource, header: Header, pinned: bytes, method: str,
                      detail: dict[str, Any], down_to: int | None = None) -> AnchoredBlock:
     """A block whose hash a proof outside this module pinned (``op-stack``: an output root
-    proven in L1 state names it; recompute.l2.anchor): ``header`` must hash to ``pinned``;
+    proven in L1 state names it; recompute.l2.op_stack_anchor): ``header`` must hash to ``pinned``;
     ``down_to`` below it is reached by re-hashed parentHash links, as ``--checkpoint`` does."""
     if header.hash != pinned:
         raise Unverifiable("header-mismatch", f"{source.label} returned a header that hashes "

@@ -1,9 +1,9 @@
 """The devnet's beacon side as a process of its own (``recompute devnet up`` starts it
-detached, ``down`` stops it): a :class:`~recompute.devnet.beacon.DevnetBeaconServer` over the
+detached, ``down`` stops it): a :class:`~recompute.devnet.beacon_server.DevnetBeaconServer` over the
 anvil chain's blocks, extended as anvil mines new ones (polled every ``--poll`` seconds).
 
 Its sync committee keys are the devnet's, derived from a fixed public seed
-(recompute/devnet/beacon.py): anyone can sign anything for the devnet, so a devnet pin shows
+(recompute/devnet/beacon_server.py): anyone can sign anything for the devnet, so a devnet pin shows
 the light-client anchor end to end and proves nothing about any real chain.
 
     python -m recompute.devnet.beacon_serve --rpc URL --out beacon.json [--poll 0.5]
@@ -34,9 +34,9 @@ from typing import Any
 
 from recompute.core.jsontext import json_line
 from recompute.devnet.anvil import rpc_call
-from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.devnet.beacon_server import DevnetBeaconServer
 from recompute.disk.whole_file import write_whole
-from recompute.lightclient.params import DEVNET, Network
+from recompute.lightclient.networks import DEVNET, Network
 
 
 def live_network(blocks: int, seconds_per_slot: int, now: float) -> Network:

@@ -3,7 +3,7 @@
 The state dir holds ``manifest.json`` (what was deployed and the named moments),
 ``anvil.pid``, ``anvil.log`` and ``state.json`` (anvil's own dump, with historical states,
 so a stopped devnet comes back with the same chain and the same proofs). A living devnet
-(``up --live``) adds the producer (recompute/devnet/live.py: ``producer.pid``,
+(``up --live``) adds the producer (recompute/devnet/producer.py: ``producer.pid``,
 ``producer.log``, ``live.json``) and its beacon's network file (``network.json``).
 """
 
@@ -27,11 +27,11 @@ from recompute.core.boundedjson import load_file, read_limited
 from recompute.core.errors import RecomputeError, UsageError
 from recompute.core.jsontext import json_document
 from recompute.core.schema import Integer, ListOf, MapOf, Record, Text, check
-from recompute.devnet import registry
+from recompute.devnet import started
 from recompute.devnet.anvil import Anvil
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, MANIFEST_FORMAT, build
 from recompute.disk.whole_file import open_log, write_whole
-from recompute.lightclient.params import DEVNET
+from recompute.lightclient.networks import DEVNET
 
 BEACON_START_TIMEOUT = 60.0
 
@@ -157,7 +157,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
        preferred_port: int | None = None,
        extension: Extension | None = None) -> tuple[dict[str, Any], bool]:
     """Start the devnet (or find it running); returns ``(manifest, started_now)``. With
-    ``live``, the chain goes on at the wall clock (recompute/devnet/live.py); ``extension``
+    ``live``, the chain goes on at the wall clock (recompute/devnet/producer.py); ``extension``
     adds to the chain and the manifest (the L2).
 
     ``port`` None: the port the stopped devnet had (resuming), else ``preferred_port`` when it
@@ -170,7 +170,7 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, port: int | None = None,
         shutil.rmtree(state_dir)
     created = not state_dir.exists()
     state_dir.mkdir(parents=True, exist_ok=True)
-    registry.record(state_dir)
+    started.record(state_dir)
     try:
         return _up(state_dir, port, live, preferred_port, extension), True
     except BaseException:  # a failed up leaves no process, and no folder it made
@@ -269,11 +269,11 @@ class LiveOptions:
 def start_producer(state_dir: Path, rpc: str, live: LiveOptions) -> dict[str, Any]:
     """Start the living devnet's producer detached; wait for its first block (the live
     subject's enrolment); returns the manifest's ``live`` section."""
-    from recompute.devnet.live import STREAM
+    from recompute.devnet.producer import STREAM
 
     ready = state_dir / "live.json"
     ready.unlink(missing_ok=True)
-    command = [sys.executable, "-P", "-m", "recompute.devnet.live", "--rpc", rpc, "--state-dir",
+    command = [sys.executable, "-P", "-m", "recompute.devnet.producer", "--rpc", rpc, "--state-dir",
                str(state_dir), "--block-time", str(live.block_time), "--cycle", str(live.cycle)]
     if live.reorg_every:
         command += ["--reorg-every", str(live.reorg_every)]
@@ -334,12 +334,13 @@ def start_beacon(state_dir: Path, rpc: str, live: int | None = None) -> dict[str
         "genesis_validators_root": "0x" + DEVNET.genesis_validators_root.hex(),
         "fork_versions": {fork.name: "0x" + fork.version.hex() for fork in DEVNET.forks},
         "keys": "the devnet's own sync committee keys, from a fixed public seed "
-                "(recompute/devnet/beacon.py): a devnet pin proves nothing about a real chain",
+                "(recompute/devnet/beacon_server.py): a devnet pin proves nothing about a real "
+                "chain",
     }
 
 
 def _network_json(genesis_time: int, seconds_per_slot: int) -> dict[str, Any]:
-    """The devnet's network (recompute.lightclient.params.DEVNET) with the living devnet's
+    """The devnet's network (recompute.lightclient.networks.DEVNET) with the living devnet's
     clock, as ``--network FILE`` reads it."""
     return {"name": "devnet",
             "genesis_validators_root": "0x" + DEVNET.genesis_validators_root.hex(),
@@ -466,5 +467,5 @@ def down(state_dir: Path = DEFAULT_STATE_DIR, timeout: float = 15.0) -> list[str
     (state_dir / "anvil.pid").unlink(missing_ok=True)  # a stale pid file, if any
     if pid is not None:
         shutil.rmtree(state_dir / ANVIL_CACHE, ignore_errors=True)  # states moved out of memory
-    registry.forget(state_dir)
+    started.forget(state_dir)
     return stopped

@@ -44,7 +44,7 @@ BASIS = "anchor-state-registry"
 
 
 class Asked(Protocol):
-    """What is asked (recompute.l2.anchor.OpStackRequest's fields read here)."""
+    """What is asked (recompute.l2.op_stack_anchor.OpStackRequest's fields read here)."""
 
     @property
     def portal(self) -> bytes: ...

@@ -1,5 +1,5 @@
-"""The L1 side of one op-stack anchoring (recompute.l2.anchor): proofs at one L1 block and code
-checked against them, asked together where they can be.
+"""The L1 side of one op-stack anchoring (recompute.l2.op_stack_anchor): proofs at one L1
+block and code checked against them, asked together where they can be.
 
 What one step of the anchoring needs at once is asked at once: the slots of one account in one
 ``eth_getProof``, several accounts in one JSON-RPC batch (``get_proofs``, as the watch's shared

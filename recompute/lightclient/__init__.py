@@ -14,7 +14,7 @@ decodes its answers, verifies them and yields :class:`ExecutionHeader`::
 See docs/lightclient.md for what it verifies and what it trusts.
 """
 
-from recompute.lightclient.params import (
+from recompute.lightclient.networks import (
     DEVNET,
     HOLESKY,
     MAINNET,

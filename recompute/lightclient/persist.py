@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from recompute.core.schema import Record, Text, check
-from recompute.lightclient.errors import OptionError, UsageError
-from recompute.lightclient.params import LC_FORKS, Network
+from recompute.lightclient.failures import OptionError, UsageError
+from recompute.lightclient.networks import LC_FORKS, Network
 from recompute.lightclient.proofs import is_valid_light_client_header
 from recompute.lightclient.ssz import (
     CAPELLA_EXECUTION_FIELDS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from recompute.lightclient.params import Network
+from recompute.lightclient.networks import Network
 from recompute.lightclient.ssz import (
     ExecutionPayloadHeader,
     ExecutionPayloadHeaderCapella,

@@ -32,8 +32,8 @@ from remerkleable.byte_arrays import (  # type: ignore[import-untyped]
 )
 from remerkleable.complex import Container, Vector  # type: ignore[import-untyped]
 
-from recompute.lightclient.errors import malformed, one_line
-from recompute.lightclient.params import LC_FORKS, Network
+from recompute.lightclient.failures import malformed, one_line
+from recompute.lightclient.networks import LC_FORKS, Network
 
 # ---------------------------------------------------------------------------------------
 # Containers (phase0 beacon-chain.md, capella/deneb beacon-chain.md, altair sync-protocol.md)

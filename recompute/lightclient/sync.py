@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from recompute.lightclient.bls import InvalidKey, fast_aggregate_verify
-from recompute.lightclient.errors import INVALID, Unverifiable, invalid
-from recompute.lightclient.params import LC_FORKS, Network
+from recompute.lightclient.failures import INVALID, Unverifiable, invalid
+from recompute.lightclient.networks import LC_FORKS, Network
 from recompute.lightclient.proofs import (
     current_sync_committee_gindex_at_slot,
     finalized_root_gindex_at_slot,

@@ -18,7 +18,7 @@ true period, so conservative. Pure functions, nothing kept.
 
 from __future__ import annotations
 
-from recompute.lightclient.params import Network
+from recompute.lightclient.networks import Network
 
 GWEI_PER_ETH = 10**9
 # consensus-specs phase0 §Configuration (time parameters)

@@ -36,7 +36,7 @@ from recompute.lightclient import (
     decode_optimistic_update,
     decode_updates,
 )
-from recompute.lightclient.errors import (
+from recompute.lightclient.failures import (
     OptionError,
     Unverifiable,
     UsageError,
@@ -265,7 +265,7 @@ def sync_light_client(client: BeaconClient, network: Network, trusted_block_root
     ``current_slot``'s period, then apply the node's latest finality and optimistic updates.
 
     ``check_start`` is called with the store it starts from, before any update is asked for
-    (the weak-subjectivity check of recompute.lightclient.anchor.check_checkpoint).
+    (the weak-subjectivity check of recompute.lightclient.anchored_header.check_checkpoint).
 
     Returns the store; ``store.finalized_execution()`` is the pinned execution block.
     Raises ``Unverifiable`` when the node's data does not verify (``invalid-consensus-

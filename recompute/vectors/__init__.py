@@ -12,7 +12,7 @@ from recompute.vectors.format import (
     load_json,
     sha256_file,
 )
-from recompute.vectors.replay import compare, replay, replay_pure
+from recompute.vectors.replay_vector import compare, replay, replay_pure
 from recompute.vectors.suite import (
     Suite,
     find_suites,

@@ -24,7 +24,7 @@ from recompute.disk.whole_file import write_whole
 from recompute.recipes.registry import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
-from recompute.vectors.replay import replay
+from recompute.vectors.replay_vector import replay
 from recompute.vectors.tamper import _fails
 
 TABLE_HEAD = ("| rule | seed section | decides the verdict | decides a derived value |\n"

@@ -33,7 +33,7 @@ from recompute.vectors.format import (
     load_json,
     sha256_file,
 )
-from recompute.vectors.replay import compare, replay
+from recompute.vectors.replay_vector import compare, replay
 
 # ---- suites, loading, verifying -----------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from recompute.core.errors import UsageError
 from recompute.core.jsontext import json_line
 from recompute.recipes.base import Recipe
 from recompute.recipes.registry import get_recipe
-from recompute.vectors.replay import compare, replay
+from recompute.vectors.replay_vector import compare, replay
 
 # ---- tamper -------------------------------------------------------------------------------------
 

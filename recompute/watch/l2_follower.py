@@ -33,7 +33,7 @@ from recompute.core.anchor import AnchoredBlock
 from recompute.core.clock import SYSTEM, Clock
 from recompute.core.errors import Unverifiable
 from recompute.core.verdict import Verdict
-from recompute.l2.anchor import L2Round, below
+from recompute.l2.op_stack_anchor import L2Round, below
 from recompute.watch.collector import paused
 from recompute.watch.coordinator import line_from_json
 from recompute.watch.evaluate import NODE_TROUBLE, BlockEvaluator, Line, unverifiable_lines

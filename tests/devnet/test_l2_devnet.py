@@ -16,7 +16,7 @@ from recompute.core.anchor import anchor_block
 from recompute.data import ARTIFACTS
 from recompute.devnet import l2_games
 from recompute.devnet.anvil import Anvil, rpc_call
-from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.devnet.beacon_server import DevnetBeaconServer
 from recompute.devnet.build import DEVNET_GENESIS_TIMESTAMP, build
 from recompute.devnet.contracts import connect, load_artifact
 from recompute.devnet.l2_chain import MESSAGE_PASSER, OPTIMISM_ARTIFACTS, build_l2, l2_anvil

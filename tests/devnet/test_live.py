@@ -3,7 +3,7 @@ per module, a block a second, a reorg every 5 blocks, a lie every 15 s. Its bloc
 wall clock; the stream's lie is caught by the check of examples/devnet-watch.toml written for
 it; a follow-mode watch retracts a reorg; ``devnet down`` leaves no process. Expected values
 come from the node (canonical hashes, timestamps) and from the stream's script (the live
-subject SILENT between pulses: recompute/devnet/live.py), never from the watch."""
+subject SILENT between pulses: recompute/devnet/producer.py), never from the watch."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_the_producers_log_names_the_block_of_each_step(live):
     # block (same hash): its lines agree
     by_hash = {(e["hash"], e["block"], e["ts"], bool(e.get("lie"))) for e in steps}
     assert len(by_hash) == len({e["hash"] for e in steps}), steps
-    interval = CYCLE // 3  # the live subject's pulse interval (recompute/devnet/live.py)
+    interval = CYCLE // 3  # the live subject's pulse interval (recompute/devnet/producer.py)
     judged = lies = 0
     for event in steps:
         if block_hash(manifest["rpc"], event["block"]) != event["hash"]:

@@ -399,7 +399,7 @@ def test_follow_mode_on_the_registry_s_starting_root(release, tmp_path):
 def test_follow_mode_judges_again_the_roots_its_lines_rest_on(release):
     from recompute import LiveSource, Unverifiable, anchor_block
     from recompute.core.clock import SYSTEM
-    from recompute.l2.anchor import L2Round, OpStackRequest
+    from recompute.l2.op_stack_anchor import L2Round, OpStackRequest
 
     def round_now():
         head = rpc_call(release.l1.url, "eth_getBlockByNumber", ["latest", False])["hash"]

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from recompute.devnet.beacon import FixtureBeaconServer
+from recompute.devnet.beacon_server import FixtureBeaconServer
 from recompute.lightclient import MAINNET
-from recompute.lightclient.errors import Unverifiable, UsageError
+from recompute.lightclient.failures import Unverifiable, UsageError
 from recompute.sources.beacon import BeaconClient, check_beacon_url
 from tests.lightclient.data import FIXTURES
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from recompute.devnet.anvil import Anvil, rpc_call
-from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.devnet.beacon_server import DevnetBeaconServer
 from recompute.devnet.contracts import connect, deploy
 from tests.rpcproxy import RpcProxy, refuse
 

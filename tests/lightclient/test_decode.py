@@ -17,7 +17,7 @@ from recompute.lightclient import (
     decode_updates,
     minimal_network,
 )
-from recompute.lightclient.errors import Unverifiable, UsageError
+from recompute.lightclient.failures import Unverifiable, UsageError
 from recompute.sources.beacon import parse_bounded_json
 from tests.lightclient.data import load, root
 

@@ -8,9 +8,9 @@ import hashlib
 
 import pytest
 
-from recompute.devnet.beacon import DevnetBeaconServer, devnet_secret
+from recompute.devnet.beacon_server import DevnetBeaconServer, devnet_secret
 from recompute.lightclient import DEVNET, bls, bootstrap
-from recompute.lightclient.errors import Unverifiable
+from recompute.lightclient.failures import Unverifiable
 from recompute.sources.beacon import BeaconClient, sync_light_client
 
 

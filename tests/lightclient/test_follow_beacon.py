@@ -16,7 +16,7 @@ import pytest
 
 from recompute.core.header import Header
 from recompute.devnet.anvil import rpc_call
-from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.devnet.beacon_server import DevnetBeaconServer
 from tests.rpcproxy import RpcProxy
 from tests.watch.meters import honest_key_check, start_meters_chain
 from tests.watch.watchproc import Watch, write_config

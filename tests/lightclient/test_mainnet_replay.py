@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from recompute.devnet.beacon import FixtureBeaconServer
+from recompute.devnet.beacon_server import FixtureBeaconServer
 from recompute.lightclient import MAINNET, bootstrap
-from recompute.lightclient.errors import Unverifiable
+from recompute.lightclient.failures import Unverifiable
 from recompute.sources.beacon import BeaconClient, sync_light_client
 from tests.lightclient.data import FIXTURES, MAINNET_SETS, load, root
 

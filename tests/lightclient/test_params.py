@@ -16,7 +16,7 @@ from recompute.lightclient import (
     minimal_network,
     network_by_name,
 )
-from recompute.lightclient.errors import UsageError
+from recompute.lightclient.failures import UsageError
 from recompute.lightclient.proofs import (
     CURRENT_SYNC_COMMITTEE_GINDEX,
     CURRENT_SYNC_COMMITTEE_GINDEX_ELECTRA,

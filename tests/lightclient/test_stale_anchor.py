@@ -18,7 +18,7 @@ import json
 import pytest
 
 from recompute.cli import main
-from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.devnet.beacon_server import DevnetBeaconServer
 from tests.watch.meters import chain_blocks, honest_key_check, start_meters_chain
 
 pytestmark = pytest.mark.anvil

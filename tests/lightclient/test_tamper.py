@@ -19,7 +19,7 @@ from recompute.lightclient import (
     decode_update,
     minimal_network,
 )
-from recompute.lightclient.errors import Unverifiable
+from recompute.lightclient.failures import Unverifiable
 from tests.lightclient.data import load, root
 
 HELIOS = "helios-mainnet-capella"

@@ -3,7 +3,7 @@ checked against hand computations from the consensus specs' constants."""
 
 from __future__ import annotations
 
-from recompute.lightclient.params import DEVNET, MAINNET
+from recompute.lightclient.networks import DEVNET, MAINNET
 from recompute.lightclient.weak_subjectivity import (
     MIN_VALIDATOR_WITHDRAWABILITY_DELAY,
     balance_churn_limit,

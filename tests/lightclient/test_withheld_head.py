@@ -20,7 +20,7 @@ import json
 
 import pytest
 
-from recompute.devnet.beacon import DevnetBeaconServer
+from recompute.devnet.beacon_server import DevnetBeaconServer
 from recompute.lightclient import DEVNET
 from tests.lightclient.test_stale_anchor import SLOTS_PER_BLOCK, commands, run
 from tests.watch.meters import chain_blocks, honest_key_check, start_meters_chain

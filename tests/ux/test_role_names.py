@@ -4,7 +4,7 @@ identifiers."""
 
 from Crypto.Hash import keccak
 
-from recompute.cli.format import plain
+from recompute.cli.human_format import plain
 
 
 def role(name: str) -> str:

@@ -17,7 +17,7 @@ from recompute.data import VECTORS
 from recompute.recipes.registry import load_recipes
 from recompute.vectors import load_json
 from recompute.vectors.mistakes import mistakes_of
-from recompute.vectors.replay import replay
+from recompute.vectors.replay_vector import replay
 from recompute.vectors.tamper import _fails
 
 INVENTORY = json.loads((VECTORS / "rules.json").read_text())

@@ -113,7 +113,7 @@ def test_every_moment_from_one_light_client_pin_agrees(sparse):
     devnet's blocks; its newest signed block is the last moment, ``--to`` it): the same
     lines, each block proven by one hop from the signed block's state."""
     from recompute.devnet.anvil import rpc_call
-    from recompute.devnet.beacon import DevnetBeaconServer
+    from recompute.devnet.beacon_server import DevnetBeaconServer
 
     node, top = sparse["node"], sparse["top"]
     blocks = [rpc_call(node.url, "eth_getBlockByNumber", [hex(n), False])

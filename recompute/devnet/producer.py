@@ -28,7 +28,7 @@ Every block's timestamp is the wall clock's second (at least its parent's + 1), 
 is never ahead of the clock. ``state_dir/live.json`` says where the stream began; each block,
 reorg and lie is logged as one JSON line in ``state_dir/producer.log``.
 
-    python -m recompute.devnet.live --rpc URL --state-dir DIR [--block-time 2] [--reorg-every K]
+    python -m recompute.devnet.producer --rpc URL --state-dir DIR [--block-time 2] [--reorg-every K]
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ class Producer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m recompute.devnet.live")
+    parser = argparse.ArgumentParser(prog="python -m recompute.devnet.producer")
     parser.add_argument("--rpc", required=True)
     parser.add_argument("--state-dir", required=True, type=Path)
     parser.add_argument("--block-time", type=int, default=2)

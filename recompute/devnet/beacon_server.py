@@ -34,7 +34,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from recompute.core.jsontext import json_line
 from recompute.lightclient import bls
-from recompute.lightclient.params import DEVNET, Network
+from recompute.lightclient.networks import DEVNET, Network
 from recompute.lightclient.proofs import sync_committee_signing_root
 from recompute.lightclient.ssz import (
     BeaconBlockHeader,
@@ -258,7 +258,7 @@ class DevnetBeaconServer(_BeaconHTTP):
 
     ``signers``: how many committee members sign (default all 32).
 
-    ``live_from`` (the living devnet, recompute/devnet/live.py): from that block on, a block's
+    ``live_from`` (the living devnet, recompute/devnet/producer.py): from that block on, a block's
     slot follows its timestamp by the network's clock (``genesis_time``, ``seconds_per_slot``:
     at least the previous slot + 1), its state finalizes the last block at or before the
     start of the epoch two before its own (a real chain's normal finality lag, 16 to 24 slots

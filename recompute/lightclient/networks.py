@@ -22,7 +22,7 @@ from typing import Any
 
 from recompute.core.boundedjson import loads as bounded_loads
 from recompute.core.boundedjson import read_limited
-from recompute.lightclient.errors import UsageError, one_line
+from recompute.lightclient.failures import UsageError, one_line
 
 # Every fork the beacon chain has named, in activation order (consensus-specs `specs/`).
 FORK_ORDER = ("phase0", "altair", "bellatrix", "capella", "deneb", "electra", "fulu", "gloas")
@@ -159,7 +159,7 @@ HOLESKY = Network(
     genesis_time=1695902100 + 300,
 )
 
-# recompute's devnet beacon chain (recompute/devnet/beacon.py): the minimal preset's sizes
+# recompute's devnet beacon chain (recompute/devnet/beacon_server.py): the minimal preset's sizes
 # (8 slots per epoch, 8 epochs per period, 32 committee members), every fork up to electra
 # active from genesis so its data has electra's shape, fork versions 0xdec0de0N (N = the
 # fork's place in FORK_ORDER) and a genesis_validators_root that is sha256 of a fixed label.
