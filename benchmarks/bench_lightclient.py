@@ -51,7 +51,8 @@ from recompute.cli.beacon_options import (  # noqa: E402
 from recompute.core.anchor import anchor_block  # noqa: E402
 from recompute.core.clock import Clock  # noqa: E402
 from recompute.devnet.anvil import Anvil, rpc_call  # noqa: E402
-from recompute.devnet.beacon_server import DevnetBeaconServer, FixtureBeaconServer  # noqa: E402
+from recompute.devnet.beacon_http import FixtureBeaconServer  # noqa: E402
+from recompute.devnet.beacon_server import DevnetBeaconServer  # noqa: E402
 from recompute.lightclient import (  # noqa: E402
     DEVNET,
     MAINNET,

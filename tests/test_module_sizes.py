@@ -14,12 +14,11 @@ import recompute
 PACKAGE = Path(recompute.__file__).parent
 LIMIT = 500
 # module -> its size when the guard came to cover it (the watch command, the anchor methods, a
-# scripted history, the devnet's beacon side): to be split, never to grow
+# scripted history): to be split, never to grow
 OVER = {
     "cli/watch_cmd.py": 515,
     "core/anchor.py": 562,
     "devnet/history_amm.py": 555,
-    "devnet/beacon_server.py": 582,
 }
 
 

@@ -1,4 +1,5 @@
-"""Beacon light-client API servers on loopback: a synthetic devnet chain, or recorded data.
+"""The devnet's beacon chain, served on loopback as the light-client API (the server itself:
+:mod:`recompute.devnet.beacon_http`).
 
 :class:`DevnetBeaconServer` turns a list of execution blocks into a small beacon chain the
 light client can sync to: one beacon block per execution block, each block's state finalizing
@@ -10,29 +11,19 @@ real: each is a Merkle tree with the real generalized indices (finalized checkpo
 and next sync committee; execution payload in the body) and deterministic filler elsewhere,
 which is all the sync protocol looks at.
 
-:class:`FixtureBeaconServer` serves a recorded set (tests/fixtures/light-client/<set>/) over
-real HTTP, so tests replay real mainnet data through the real client.
-
-Both answer ``/eth/v1/beacon/genesis`` and ``/eth/v1/beacon/light_client/{bootstrap/<root>,
-updates, finality_update, optimistic_update}`` as a beacon node does (JSON, HTTP/1.1
-keep-alive) on 127.0.0.1 and a free port; ``tamper(route, document)`` may rewrite any answer.
+It answers as a beacon node does, as :class:`~recompute.devnet.beacon_http.BeaconHTTP` says;
+``tamper(route, document)`` may rewrite any answer.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import json
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any, Self
-from urllib.parse import parse_qs, urlsplit
+from typing import Any
 
-from recompute.core.jsontext import json_line
+from recompute.devnet.beacon_http import BeaconHTTP, Tamper, genesis_json, hex_text
 from recompute.lightclient import bls
 from recompute.lightclient.networks import DEVNET, Network
 from recompute.lightclient.proofs import sync_committee_signing_root
@@ -45,176 +36,6 @@ from recompute.lightclient.ssz import (
 )
 
 DEVNET_KEY_SEED = b"recompute devnet sync committee"
-Tamper = Callable[[str, object], object]
-
-
-# ---------------------------------------------------------------------------------------
-# HTTP
-
-
-class _BeaconServer(ThreadingHTTPServer):
-    beacon: _BeaconHTTP  # what it serves
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
-
-    def do_GET(self) -> None:  # noqa: N802 -- http.server's name
-        parts = urlsplit(self.path)
-        query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-        server = self.server
-        assert isinstance(server, _BeaconServer)  # the only server this handler is given
-        try:
-            status, route, document = server.beacon.answer(parts.path, query)
-        except Exception as error:  # a bug in a test server must not hang its client
-            status, route, document = 500, "error", {"code": 500, "message": str(error)}
-        tamper = server.beacon.tamper
-        if tamper is not None and status == 200:
-            document = tamper(route, copy.deepcopy(document))
-        body = document if isinstance(document, bytes) else json_line(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 -- quiet
-        pass
-
-
-class _BeaconHTTP:
-    """Serving: ``start()`` / ``stop()`` or a ``with`` block; ``url`` once started."""
-
-    tamper: Tamper | None = None
-
-    def __init__(self) -> None:
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("server not started")
-        host, port = self._server.server_address[:2]
-        name = host.decode() if isinstance(host, bytes) else host
-        return f"http://{name}:{port}"
-
-    def start(self, port: int = 0) -> Self:
-        """Serve on 127.0.0.1:``port`` (0: any free port; OSError when it is taken)."""
-        server = _BeaconServer(("127.0.0.1", port), _Handler)
-        server.daemon_threads = True
-        server.beacon = self
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, args=(0.05,),
-                                        name="beacon-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def answer(self, path: str, query: Mapping[str, str]) -> tuple[int, str, object]:
-        """(status, route name, JSON document) for a GET."""
-        prefix = "/eth/v1/beacon/"
-        if not path.startswith(prefix):
-            return _not_found(path)
-        route = path[len(prefix):]
-        if route == "genesis":
-            return 200, "genesis", self.genesis()
-        if route.startswith("light_client/bootstrap/"):
-            found = self.bootstrap(route.rsplit("/", 1)[1].lower())
-            return (200, "bootstrap", found) if found is not None else _not_found(path)
-        if route == "light_client/updates":
-            try:
-                start, count = int(query["start_period"]), int(query["count"])
-            except (KeyError, ValueError):
-                return 400, "updates", {"code": 400, "message": "start_period and count"}
-            return 200, "updates", self.updates(start, max(0, min(count, 128)))
-        if route == "light_client/finality_update":
-            return 200, "finality_update", self.finality_update()
-        if route == "light_client/optimistic_update":
-            return 200, "optimistic_update", self.optimistic_update()
-        return _not_found(path)
-
-    # overridden by the servers
-    def genesis(self) -> object:
-        raise NotImplementedError
-
-    def bootstrap(self, root_hex: str) -> object | None:
-        raise NotImplementedError
-
-    def updates(self, start: int, count: int) -> Sequence[object]:
-        raise NotImplementedError
-
-    def finality_update(self) -> object:
-        raise NotImplementedError
-
-    def optimistic_update(self) -> object:
-        raise NotImplementedError
-
-
-def _not_found(path: str) -> tuple[int, str, object]:
-    return 404, "error", {"code": 404, "message": f"not found: {path}"}
-
-
-def _genesis_json(network: Network) -> dict[str, Any]:
-    return {"data": {
-        "genesis_time": str(network.genesis_time or 0),
-        "genesis_validators_root": _hex(network.genesis_validators_root),
-        "genesis_fork_version": _hex(network.forks[0].version),
-    }}
-
-
-# ---------------------------------------------------------------------------------------
-# Recorded data
-
-
-class FixtureBeaconServer(_BeaconHTTP):
-    """Serve a recorded set: ``bootstrap.json`` for the root its header hashes to,
-    ``updates.json`` filtered by period, ``finality.json``, ``optimistic.json``."""
-
-    def __init__(self, folder: str | Path, network: Network, tamper: Tamper | None = None):
-        super().__init__()
-        folder = Path(folder)
-        self.network = network
-        self.tamper = tamper
-        self._bootstrap, self._updates, self._finality, self._optimistic = (
-            json.loads((folder / f"{name}.json").read_text())
-            for name in ("bootstrap", "updates", "finality", "optimistic"))
-        beacon = self._bootstrap["data"]["header"]["beacon"]
-        self._bootstrap_root = "0x" + hash_tree_root(BeaconBlockHeader(
-            slot=int(beacon["slot"]), proposer_index=int(beacon["proposer_index"]),
-            parent_root=bytes.fromhex(beacon["parent_root"][2:]),
-            state_root=bytes.fromhex(beacon["state_root"][2:]),
-            body_root=bytes.fromhex(beacon["body_root"][2:]),
-        )).hex()
-
-    def genesis(self) -> object:
-        return _genesis_json(self.network)
-
-    def bootstrap(self, root_hex: str) -> object | None:
-        return self._bootstrap if root_hex == self._bootstrap_root else None
-
-    def updates(self, start: int, count: int) -> Sequence[object]:
-        def period(update: Any) -> int:  # an update document (JSON)
-            return self.network.period_at_slot(int(update["data"]["attested_header"]["beacon"]
-                                                   ["slot"]))
-        return [update for update in self._updates if start <= period(update) < start + count]
-
-    def finality_update(self) -> object:
-        return self._finality
-
-    def optimistic_update(self) -> object:
-        return self._optimistic
 
 
 # ---------------------------------------------------------------------------------------
@@ -248,7 +69,7 @@ _FINALIZED, _CURRENT, _NEXT = 20, 22, 23
 _BODY_LEAVES, _EXECUTION = 16, 9  # BeaconBlockBody: execution_payload is field 9 (gindex 25)
 
 
-class DevnetBeaconServer(_BeaconHTTP):
+class DevnetBeaconServer(BeaconHTTP):
     """A beacon chain over ``blocks`` (execution blocks as JSON-RPC dicts: ``hash``,
     ``parentHash``, ``stateRoot``, ``receiptsRoot``, ``number``, ``timestamp``; optional
     ``miner``, ``logsBloom``, ``mixHash``, ``gasLimit``, ``gasUsed``, ``extraData``,
@@ -388,7 +209,7 @@ class DevnetBeaconServer(_BeaconHTTP):
     # -- answers -----------------------------------------------------------------------
 
     def genesis(self) -> object:
-        return _genesis_json(self.network)
+        return genesis_json(self.network)
 
     def bootstrap(self, root_hex: str) -> object | None:
         for block in self.blocks:
@@ -399,7 +220,7 @@ class DevnetBeaconServer(_BeaconHTTP):
                     "header": self._header_json(block),
                     "current_sync_committee": _committee_json(
                         self.committee(period).committee),
-                    "current_sync_committee_branch": [_hex(node) for node in branch],
+                    "current_sync_committee_branch": [hex_text(node) for node in branch],
                 })
         return None
 
@@ -448,7 +269,7 @@ class DevnetBeaconServer(_BeaconHTTP):
         data = {
             "attested_header": self._header_json(block),
             "finalized_header": self._header_json(self.blocks[finalized]),
-            "finality_branch": [_hex(node) for node in [epoch_chunk, *finality]],
+            "finality_branch": [hex_text(node) for node in [epoch_chunk, *finality]],
             "sync_aggregate": self._sign(block.root, signature_slot),
             "signature_slot": str(signature_slot),
         }
@@ -458,7 +279,7 @@ class DevnetBeaconServer(_BeaconHTTP):
             data = {
                 "attested_header": data["attested_header"],
                 "next_sync_committee": _committee_json(self.committee(period + 1).committee),
-                "next_sync_committee_branch": [_hex(node) for node in next_branch],
+                "next_sync_committee_branch": [hex_text(node) for node in next_branch],
                 **{key: data[key] for key in ("finalized_header", "finality_branch",
                                               "sync_aggregate", "signature_slot")},
             }
@@ -475,8 +296,8 @@ class DevnetBeaconServer(_BeaconHTTP):
                 packed[index // 8] |= 1 << (index % 8)
         secrets = [secret for secret, bit in zip(committee.secrets, bits, strict=True) if bit]
         signature = bls.sign(secrets, signing_root) if secrets else b"\xc0" + bytes(95)
-        return {"sync_committee_bits": _hex(bytes(packed)),
-                "sync_committee_signature": _hex(signature)}
+        return {"sync_committee_bits": hex_text(bytes(packed)),
+                "sync_committee_signature": hex_text(signature)}
 
     def _header_json(self, block: _Block) -> dict[str, Any]:
         header = block.header
@@ -485,16 +306,16 @@ class DevnetBeaconServer(_BeaconHTTP):
             "beacon": {
                 "slot": str(int(header.slot)),
                 "proposer_index": str(int(header.proposer_index)),
-                "parent_root": _hex(header.parent_root),
-                "state_root": _hex(header.state_root),
-                "body_root": _hex(header.body_root),
+                "parent_root": hex_text(header.parent_root),
+                "state_root": hex_text(header.state_root),
+                "body_root": hex_text(header.body_root),
             },
             "execution": {
                 name: (str(int(getattr(execution, name))) if isinstance(
-                    getattr(execution, name), int) else _hex(getattr(execution, name)))
+                    getattr(execution, name), int) else hex_text(getattr(execution, name)))
                 for name in ExecutionPayloadHeader.fields()
             },
-            "execution_branch": [_hex(node) for node in block.execution_branch],
+            "execution_branch": [hex_text(node) for node in block.execution_branch],
         }
 
     def _envelope(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -574,9 +395,5 @@ def _root_and_branch(leaves: list[bytes], index: int) -> tuple[bytes, list[bytes
 
 
 def _committee_json(committee: SyncCommittee) -> dict[str, Any]:
-    return {"pubkeys": [_hex(key) for key in committee.pubkeys],
-            "aggregate_pubkey": _hex(committee.aggregate_pubkey)}
-
-
-def _hex(data: bytes) -> str:
-    return "0x" + bytes(data).hex()
+    return {"pubkeys": [hex_text(key) for key in committee.pubkeys],
+            "aggregate_pubkey": hex_text(committee.aggregate_pubkey)}

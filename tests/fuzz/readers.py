@@ -319,7 +319,7 @@ def _store(seed: Path, variant: tuple[str, Any, Any], scratch: Path) -> list[Out
 
 
 def _lc_seed(workdir: Path) -> Any:
-    from recompute.devnet.beacon_server import FixtureBeaconServer
+    from recompute.devnet.beacon_http import FixtureBeaconServer
     from recompute.lightclient import MAINNET
     from tests.lightclient.data import FIXTURES
     from tests.lightclient.test_cli_sync import HELIOS, sync_args
@@ -348,7 +348,7 @@ _BEACON: list[Any] = []  # one recorded beacon node for the process (its thread 
 def _lc_store_synced(seed: Any, data: bytes, scratch: Path) -> list[Outcome]:
     """The store read, then synced on from against the recorded mainnet beacon node it was
     written from (a store that passes its reader meets the light client's checks)."""
-    from recompute.devnet.beacon_server import FixtureBeaconServer
+    from recompute.devnet.beacon_http import FixtureBeaconServer
     from recompute.lightclient import MAINNET
     from tests.lightclient.data import FIXTURES
     from tests.lightclient.test_cli_sync import HELIOS, sync_args

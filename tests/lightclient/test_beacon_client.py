@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from recompute.devnet.beacon_server import FixtureBeaconServer
+from recompute.devnet.beacon_http import FixtureBeaconServer
 from recompute.lightclient import MAINNET
 from recompute.lightclient.failures import Unverifiable, UsageError
 from recompute.sources.beacon import BeaconClient, check_beacon_url

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from recompute.cli import main
-from recompute.devnet.beacon_server import FixtureBeaconServer
+from recompute.devnet.beacon_http import FixtureBeaconServer
 from recompute.lightclient import MAINNET
 from tests.lightclient.data import FIXTURES, MAINNET_SETS, load, replay_clock
 from tests.lightclient.test_tamper import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from recompute.devnet.beacon_server import FixtureBeaconServer
+from recompute.devnet.beacon_http import FixtureBeaconServer
 from recompute.lightclient import MAINNET, bootstrap
 from recompute.lightclient.failures import Unverifiable
 from recompute.sources.beacon import BeaconClient, sync_light_client

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from recompute.devnet.beacon_server import FixtureBeaconServer
+from recompute.devnet.beacon_http import FixtureBeaconServer
 from recompute.lightclient import MAINNET
 from tests.core.test_file_schemas import holds
 from tests.lightclient.data import FIXTURES, load
