@@ -50,13 +50,27 @@ class DevnetError(RecomputeError):
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs. One that exited but is not reaped yet (a zombie: a detached
+    helper's parent is init, which may reap it late) has closed its ports and written its state:
+    not running."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    return not _exited_unreaped(pid)
+
+
+def _exited_unreaped(pid: int) -> bool:
+    """Whether Linux's /proc says ``pid`` is a zombie (state ``Z`` after the command name in
+    parentheses, which may hold any byte but a newline); False where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            line = stat.read(4096)
+    except OSError:
+        return False
+    return line[line.rfind(b")") + 1:].split()[:1] == [b"Z"]
 
 
 MAX_PID = 1 << 22  # the highest pid_max Linux allows
