@@ -40,13 +40,18 @@ ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycl
 
 
 # The files that take longest, longest first (per-file sums of a whole run's test times,
-# docs/performance.md §The test suite's time). `make test` hands each file whole to one of its
-# pytest-xdist workers (--dist loadfile), in the order below (--no-loadscope-reorder): a long
-# file handed out last would keep one worker busy while the other has nothing left to do.
+# docs/performance.md §The test suite's time). `make test` and `make test-fast` hand each file
+# whole to one of their pytest-xdist workers (--dist loadfile), in the order below
+# (--no-loadscope-reorder): a long file handed out last would keep one worker busy while the
+# other has nothing left to do.
 LONGEST_FIRST = ("contracts/test_artifacts_up_to_date.py", "devnet/test_lifecycle.py",
                  "watch/test_node_requests.py", "devnet/test_l2_lifecycle.py",
                  "watch/test_sparse.py", "core/test_demo.py", "test_docs_examples.py",
-                 "vectors/test_vectors.py")
+                 "vectors/test_vectors.py", "watch/test_cluster.py", "core/test_live_anvil.py",
+                 "devnet/test_l2_devnet.py", "ux/test_verified_source.py",
+                 "soundness/test_executables.py", "fuzz/test_fuzz.py",
+                 "lightclient/test_cli_sync.py", "core/test_mpt_pytrie.py",
+                 "lightclient/test_bls.py")
 
 
 def pytest_collection_modifyitems(config, items):
