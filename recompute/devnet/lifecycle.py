@@ -63,14 +63,16 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _exited_unreaped(pid: int) -> bool:
-    """Whether Linux's /proc says ``pid`` is a zombie (state ``Z`` after the command name in
-    parentheses, which may hold any byte but a newline); False where there is no /proc."""
+    """Whether Linux's /proc says ``pid`` exited whole: a zombie with no thread left but itself
+    (a thread-group leader that exited first is a zombie while its other threads still hold
+    the process's files, its ports among them); False where there is no /proc."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            line = stat.read(4096)
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.partition(b":")[::2] for line in status.read(8192).splitlines())
     except OSError:
         return False
-    return line[line.rfind(b")") + 1:].split()[:1] == [b"Z"]
+    return (fields.get(b"State", b"").split()[:1] == [b"Z"]
+            and fields.get(b"Threads", b"").strip() == b"1")
 
 
 MAX_PID = 1 << 22  # the highest pid_max Linux allows
