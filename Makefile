@@ -34,9 +34,10 @@ demo: setup
 
 # The tests run on TEST_WORKERS processes (pytest-xdist; 0: in this one), each test file on one
 # worker (its module fixtures, an anvil, a chain built, are made once); a session fixture, the
-# devnet, is built once per worker.
+# devnet, is built once per worker. The files go out in the order tests/conftest.py sets (the
+# longest first: one handed out last would leave the other worker idle), not xdist's own.
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: setup
 	$(PY) -m ruff check .

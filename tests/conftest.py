@@ -39,11 +39,39 @@ ANVIL_MODULES = {"test_demo", "test_live_anvil", "test_receipts", "test_lifecycl
                  "test_range", "test_reorg", "test_alerts", "test_live", "test_mutations"}
 
 
+# The files that take longest, longest first (per-file sums of a whole run's test times,
+# docs/performance.md §The test suite's time). `make test` and `make test-fast` hand each file
+# whole to one of their pytest-xdist workers (--dist loadfile), in the order below
+# (--no-loadscope-reorder): a long file handed out last would keep one worker busy while the
+# other has nothing left to do.
+LONGEST_FIRST = ("contracts/test_artifacts_up_to_date.py", "devnet/test_lifecycle.py",
+                 "watch/test_node_requests.py", "devnet/test_l2_lifecycle.py",
+                 "watch/test_sparse.py", "core/test_demo.py", "test_docs_examples.py",
+                 "vectors/test_vectors.py", "watch/test_cluster.py", "core/test_live_anvil.py",
+                 "devnet/test_l2_devnet.py", "ux/test_verified_source.py",
+                 "soundness/test_executables.py", "fuzz/test_fuzz.py",
+                 "lightclient/test_cli_sync.py", "core/test_mpt_pytrie.py",
+                 "lightclient/test_bls.py")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = Path(str(item.fspath)).stem
         if ANVIL_FIXTURES & set(getattr(item, "fixturenames", ())) or module in ANVIL_MODULES:
             item.add_marker(pytest.mark.anvil)
+    items[:] = _longest_first(items)
+
+
+def _longest_first(items: list) -> list:
+    """The items, file by file: the files of LONGEST_FIRST first in its order, then the others
+    by their number of tests, most first (what pytest-xdist's own reordering would do); within
+    a file, the collection's order."""
+    by_file: dict[str, list] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::")[0], []).append(item)
+    rank = {f"tests/{name}": place for place, name in enumerate(LONGEST_FIRST)}
+    order = sorted(by_file, key=lambda name: (rank.get(name, len(rank)), -len(by_file[name])))
+    return [item for name in order for item in by_file[name]]
 
 
 @pytest.fixture

@@ -51,13 +51,29 @@ class DevnetError(RecomputeError):
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs. One that exited but is not reaped yet (a zombie: a detached
+    helper's parent is init, which may reap it late) has closed its ports and written its state:
+    not running."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    return not _exited_unreaped(pid)
+
+
+def _exited_unreaped(pid: int) -> bool:
+    """Whether Linux's /proc says ``pid`` exited whole: a zombie with no thread left but itself
+    (a thread-group leader that exited first is a zombie while its other threads still hold
+    the process's files, its ports among them); False where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.partition(b":")[::2] for line in status.read(8192).splitlines())
+    except OSError:
+        return False
+    return (fields.get(b"State", b"").split()[:1] == [b"Z"]
+            and fields.get(b"Threads", b"").strip() == b"1")
 
 
 MAX_PID = 1 << 22  # the highest pid_max Linux allows

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -18,11 +19,15 @@ PID_FILES = ("anvil.pid", "beacon.pid", "l2-anvil.pid", "l2-lie.pid")
 
 
 def _alive(pid: int) -> bool:
+    """Running: an exited process that init has not reaped yet (a zombie) is not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return True
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
 
 
 def test_up_l2_then_down_leaves_no_process(tmp_path):

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from recompute.devnet.anvil import free_port, rpc_call
+from recompute.devnet.lifecycle import _pid_alive, running_pid
 from tests.cli import run_cli
 
 
@@ -219,3 +223,19 @@ def test_a_pid_file_naming_a_process_group_stops_nothing(tmp_path):
         (tmp_path / f"{name}.pid").write_text(text + "\n")
     assert down(tmp_path) == []  # and this test process is still here to see it
     assert not list(tmp_path.glob("*.pid"))
+
+
+def test_an_exited_process_not_yet_reaped_is_not_running(tmp_path):
+    """A helper that exited is gone even while nobody has reaped it yet (a zombie: a detached
+    helper's parent is init, which may reap late): `devnet down` does not wait out its timeout
+    for it, and a pid file naming it names no running devnet."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, left unreaped
+        assert "zombie" in Path(f"/proc/{child.pid}/status").read_text()
+        assert not _pid_alive(child.pid)
+        (tmp_path / "anvil.pid").write_text(f"{child.pid}\n")
+        assert running_pid(tmp_path) is None
+    finally:
+        child.wait()
+    assert _pid_alive(os.getpid())  # this process runs

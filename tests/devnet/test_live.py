@@ -23,6 +23,9 @@ from tests.watch.watchproc import EXAMPLE, Watch, block_hash, head
 
 # A chain mined at the wall clock and watches that must keep up with it: starved of CPU by
 # another test process they fall behind, so `make test` runs this file alone (marker serial).
+# Alone, its own processes share the machine: the watches that wait for the stream's lies
+# start with the module and follow it while the tests before theirs wait. (The soak, which
+# restarts a node of its own, is not run beside them: its CPU slowed the living devnet's build.)
 pytestmark = pytest.mark.serial
 
 BLOCK_TIME, REORG_EVERY, CYCLE = 1, 5, 15
@@ -36,6 +39,34 @@ def live(tmp_path_factory):
         yield state, manifest
     finally:
         down(state)
+
+
+LIVE_WATCH = REPO_ROOT / "examples" / "live-watch.toml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def waiting(live, tmp_path_factory):
+    """The watches whose tests wait for the stream's lies, started with the module: they follow
+    the stream while the tests before theirs run, instead of each waiting out its own cycles.
+    ``light_client`` follows by the light client (``--beacon``, the devnet's network.json);
+    ``alerts`` follows examples/live-watch.toml, ``--on-bad`` appending to ``alerts_file``."""
+    state, manifest = live
+    beacon = manifest["beacon"]
+    start = max(manifest["live"]["first_block"] + 1, int(head(manifest["rpc"])["number"], 16) - 8)
+    alerts = tmp_path_factory.mktemp("live-alerts") / "alerts.txt"
+    watches = {
+        "light_client": Watch(
+            "--rpc", manifest["rpc"], "--beacon", beacon["url"], "--trusted-root",
+            beacon["trusted_root"], "--network", beacon["network_file"],
+            "--accept-old-checkpoint", "--config", str(EXAMPLE), "--from", str(start),
+            "--poll", "0.2"),
+        "alerts": Watch("--rpc", manifest["rpc"], "--config", str(LIVE_WATCH), "--poll", "0.2",
+                        "--on-bad", f'echo "$RECOMPUTE_CHECK $RECOMPUTE_BLOCK" >> {alerts}')}
+    try:
+        yield {**watches, "alerts_file": alerts}
+    finally:
+        for watch in watches.values():
+            watch.kill()
 
 
 def _events(state: Path) -> list[dict]:
@@ -132,17 +163,12 @@ def test_the_streams_lie_is_caught_by_the_example_check(live, run_cli):
     assert out.returncode == 1
 
 
-def test_a_light_client_watch_catches_the_lie(live):
+def test_a_light_client_watch_catches_the_lie(live, waiting):
     """Followed by the light client (``--beacon``, the devnet's network.json): the check of
     the live subject turns VERIFIED-BAD, SILENT, at a block the producer logged as a lie by the
     block's own storage and time (its hash, so a reorg since does not matter)."""
-    state, manifest = live
-    beacon = manifest["beacon"]
-    start = max(manifest["live"]["first_block"] + 1, int(head(manifest["rpc"])["number"], 16) - 8)
-    watch = Watch("--rpc", manifest["rpc"], "--beacon", beacon["url"], "--trusted-root",
-                  beacon["trusted_root"], "--network", beacon["network_file"],
-                  "--accept-old-checkpoint", "--config", str(EXAMPLE), "--from", str(start),
-                  "--poll", "0.2")
+    state, _ = live
+    watch = waiting["light_client"]
     try:
         lines = watch.wait_for(lambda ls: any(
             x.get("check") == "amm/live/signal" and x["verdict"] == "VERIFIED-BAD"
@@ -198,29 +224,23 @@ def test_a_follow_mode_watch_retracts_a_reorg(live):
         watch.kill()
 
 
-LIVE_WATCH = REPO_ROOT / "examples" / "live-watch.toml"
-
-
-def test_the_live_watch_config_alerts_once_per_lie(live, tmp_path):
+def test_the_live_watch_config_alerts_once_per_lie(live, waiting):
     """examples/live-watch.toml on the living devnet: no check but the lie's is ever verified
     unhealthy (a block the producer's reorg orphans while it is evaluated may give any check an
     UNVERIFIABLE line, healthy null: no evidence either way), and --on-bad runs once each time the
     lie starts (a turn to unhealthy), not at every BAD block; each BAD block is a lie by the
     producer's own log."""
-    state, manifest = live
-    alerts = tmp_path / "alerts.txt"
-    watch = Watch("--rpc", manifest["rpc"], "--config", str(LIVE_WATCH), "--poll", "0.2",
-                  "--on-bad", f'echo "$RECOMPUTE_CHECK $RECOMPUTE_BLOCK" >> {alerts}')
+    state, _ = live
+    watch, alerts = waiting["alerts"], waiting["alerts_file"]
     try:  # two lies: two cycles of the stream and a little more
-        lines = watch.wait_for(
+        watch.wait_for(
             lambda ls: _turns([x for x in ls if "check" in x and not x["final"]]) >= 2,
             3 * CYCLE + 20,
             "two lies")
-        time.sleep(1)  # the hook of the last turn has run
-        # each block's first lines (a line written again once final is not a new verdict)
-        lines = [x for x in watch.snapshot() if "check" in x and not x["final"]]
     finally:
-        watch.stop()
+        watch.stop()  # its queued hooks run before it exits
+    # each block's first lines (a line written again once final is not a new verdict)
+    lines = [x for x in watch.snapshot() if "check" in x and not x["final"]]
     assert {x["check"] for x in lines if x["healthy"] is False} == {"amm/live/signal"}
     said = alerts.read_text().splitlines()
     assert {text.split()[0] for text in said} == {"amm/live/signal"}
