@@ -13,9 +13,11 @@ memory (the misses of the measured runs are printed: 0 means anvil was not asked
 Measured: ``recompute watch --from 1 --to M --block-hash H --processes P --segment-blocks B``
 for P = 1 and 2 (P local worker processes; their start is included), each run's wall time,
 the CPU of recompute (the command and its workers: RUSAGE_CHILDREN) and of the replay node
-(this process) per block. On a machine shared with other work the wall-time ratio is not the
-verifier's: the CPU per block is the figure to compare; the projected throughput with W free
-cores is W x 1000 / (recompute CPU ms per block). The last line is one JSON object with the figures.
+(this process) per block, and the calls the replay node served (by method: the work that does
+not depend on the machine's load). On a machine shared with other work the wall-time ratio is
+not the verifier's: the CPU per block is the figure to compare; the projected throughput with W
+free cores is W x 1000 / (recompute CPU ms per block). The last line is one JSON object with the
+figures.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -48,6 +51,7 @@ class ReplayNode:
         self.upstream = upstream
         self.answers: dict[str, str] = {}  # method + params -> '"result": ...' JSON text
         self.misses = 0
+        self.calls: Counter[str] = Counter()  # calls served, by method (the run's requests)
         self.lock = threading.Lock()
         node = self
 
@@ -76,6 +80,8 @@ class ReplayNode:
 
     def answer(self, call: dict) -> str:
         key = call["method"] + json.dumps(call.get("params", []), sort_keys=True)
+        with self.lock:
+            self.calls[call["method"]] += 1
         text = self.answers.get(key)
         if text is None:
             try:
@@ -128,6 +134,7 @@ def main() -> None:
         outputs = {}
         for processes in (1, 2):
             replay.misses = 0
+            replay.calls.clear()
             own = resource.getrusage(resource.RUSAGE_SELF)
             wall, cpu, out = audit(replay.url, last, top, processes, args.segment_blocks)
             own_after = resource.getrusage(resource.RUSAGE_SELF)
@@ -137,7 +144,8 @@ def main() -> None:
                 "wall_s": round(wall, 2), "blocks_per_s": round(last / wall, 1),
                 "recompute_cpu_ms_per_block": round(1000 * cpu / last, 2),
                 "replay_node_cpu_ms_per_block": round(1000 * served / last, 2),
-                "misses": replay.misses, "load": round(os.getloadavg()[0], 2)}
+                "misses": replay.misses, "load": round(os.getloadavg()[0], 2),
+                "calls": dict(sorted(replay.calls.items()))}
             print(f"P={processes}: {figures[processes]}")
     finally:
         node.stop()

@@ -9,6 +9,15 @@ it and returned as pickles over a pair of pipes of its own (never its stdout, wh
 print to). A worker keeps its caches from one segment to the next, as a Dask worker does
 (recompute.watch.segment: one evaluator and one shared source per endpoint per process).
 
+Each worker has a lane (:func:`lanes`): a contiguous run of the segments, taken lowest first, so
+that a worker reads the history below its run once. The log-reading checks scan every header's
+bloom from their first block up; at a segment's first block that scan stops at the block below,
+whose scan the same worker kept a moment before (recompute.core.caching: log scans kept by block
+hash), and that block's reads are there to be carried (recompute.evaluator.carry), as in one
+process. Segments dealt out in turn instead, each worker walked and scanned nearly the whole
+history below the range's top. A worker whose lane is empty takes the upper half of the longest
+lane left (:func:`steal`), so no worker idles while segments wait.
+
 Faults, as the Dask executor meets them: a worker that dies mid-segment (killed, out of memory)
 or a segment that raises has that segment run again on a fresh worker, once (Dask's
 ``retries=1``); a segment that fails again comes back as a failed
@@ -47,6 +56,7 @@ class _Worker:
     send: Connection  # tasks to the worker
     receive: Connection  # its answers
     task: SegmentTask | None = None
+    lane: int = -1  # the lane (recompute.watch.worker_pool.lanes) it takes segments from
 
 
 class LocalProcesses:
@@ -60,17 +70,26 @@ class LocalProcesses:
 
     def __call__(self, tasks: list[SegmentTask], stop: threading.Event
                  ) -> Iterator[tuple[SegmentTask, SegmentResult]]:
-        pending = deque(tasks)
+        runs = lanes(tasks, self.processes)
         failures: dict[int, int] = {}
         busy: dict[int, _Worker] = {}  # the fd of a worker's answers -> the worker
-        while pending or busy:
-            while pending and len(busy) < self.processes and not stop.is_set():
-                worker = self.idle.pop() if self.idle else self._start()
-                worker.task = pending.popleft()
+        while any(runs) or busy:
+            while len(busy) < self.processes and not stop.is_set():
+                free = [i for i in range(len(runs)) if i not in
+                        {w.lane for w in busy.values()}]
+                lane = next((i for i in free if runs[i]), None)
+                if lane is None and free and any(runs):
+                    lane = free[0]
+                    steal(runs, lane)
+                if lane is None:
+                    break
+                worker = self._worker_for(lane)
+                worker.lane = lane
+                worker.task = runs[lane].popleft()
                 try:
                     worker.send.send_bytes(pickle.dumps(worker.task))
                 except OSError:  # it died while idle: its segment waits for another
-                    pending.appendleft(worker.task)
+                    runs[lane].appendleft(worker.task)
                     self._end(worker)
                     continue
                 busy[worker.receive.fileno()] = worker
@@ -99,10 +118,19 @@ class LocalProcesses:
                     detail = str(answer[1])
                 failures[task.lo] = failures.get(task.lo, 0) + 1
                 if failures[task.lo] <= RERUNS:
-                    pending.appendleft(task)
+                    runs[worker.lane].appendleft(task)
                 else:
                     yield task, SegmentResult(task.lo, task.hi, failure=(
                         SEGMENT_FAILED, detail[:300]))
+
+    def _worker_for(self, lane: int) -> _Worker:
+        """The idle worker that last served ``lane`` (its caches hold the segment below),
+        else another idle one, else a new one."""
+        for worker in self.idle:
+            if worker.lane == lane:
+                self.idle.remove(worker)
+                return worker
+        return self.idle.pop() if self.idle else self._start()
 
     def close(self) -> None:
         """End every worker: one still in a segment (an interrupted audit) at once, an idle one
@@ -139,6 +167,31 @@ class LocalProcesses:
         except subprocess.TimeoutExpired:
             worker.process.kill()
             worker.process.wait()
+
+
+def lanes(tasks: list[SegmentTask], count: int) -> list[deque[SegmentTask]]:
+    """``tasks`` cut into ``count`` contiguous runs of (nearly) equal length, each lowest
+    first: the lane of one worker (module docstring)."""
+    ordered = sorted(tasks, key=lambda t: t.lo)
+    size, extra = divmod(len(ordered), count)
+    out: list[deque[SegmentTask]] = []
+    start = 0
+    for index in range(count):
+        end = start + size + (1 if index < extra else 0)
+        out.append(deque(ordered[start:end]))
+        start = end
+    return out
+
+
+def steal(runs: list[deque[SegmentTask]], into: int) -> None:
+    """Move the upper half (at least one segment) of the longest lane into the empty lane
+    ``into``: its worker takes those lowest first, having walked the history below them
+    once."""
+    longest = max(range(len(runs)), key=lambda i: len(runs[i]))
+    source = runs[longest]
+    keep = len(source) // 2
+    moved = [source.pop() for _ in range(len(source) - keep)]
+    runs[into].extend(reversed(moved))
 
 
 def _answer(worker: _Worker) -> tuple[str, object] | None:
