@@ -12,6 +12,7 @@ worker), through the same node.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,27 @@ def test_two_workers_read_the_history_below_the_upper_lane_once(devnet):
     for (lo, _), (above, _) in zip(plan, plan[1:], strict=False):
         assert results[above].parent_hash == results[lo].top_hash
     assert last <= headers <= 1.75 * last, headers  # in turn: 525 (2.3 a block)
+
+
+def test_the_second_worker_is_forked_by_the_first_and_waited_for(devnet, expected):
+    """Two workers from one interpreter start: the second is the first's child (its parent
+    process, from /proc), both give the lines this process gives, and once the pool is closed
+    neither is left."""
+    node, _ = devnet
+    below = SegmentTask(LO - 8, LO - 1, EXAMPLE.read_text(), str(EXAMPLE), (node.url,),
+                        version=__version__, retries=0)
+    pool = LocalProcesses(2)
+    try:
+        results = {r.lo: r for _, r in pool([task(node.url), below], threading.Event())}
+        first, second = pool.started
+        parent = int(Path(f"/proc/{second.process.pid}/stat").read_text().rsplit(")", 1)[1]
+                     .split()[1])
+        assert parent == first.process.pid
+        pids = [first.process.pid, second.process.pid]
+    finally:
+        pool.close()
+    assert (results[LO].lines, results[LO].hashes) == (expected.lines, expected.hashes)
+    assert results[LO - 8].top_hash == expected.parent_hash  # the segment below links
+    assert pool.started == []
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists()
