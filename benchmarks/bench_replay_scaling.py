@@ -106,7 +106,8 @@ def audit(url: str, last: int, top: str, processes: int, segment: int,
     started = time.monotonic()
     under = [] if counted is None else [
         "valgrind", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=/dev/null",
-        f"--log-file={counted}/process.%p"]
+        # a forked worker counts from its fork (it would count its parent's instructions too)
+        "--zero-before=PyOS_AfterFork_Child", f"--log-file={counted}/process.%p"]
     done = subprocess.run(
         [*under, sys.executable, "-m", "recompute", "watch", "--rpc", url, "--config",
          str(CONFIG), "--from", "1", "--to", str(last), "--block-hash", top,
@@ -125,9 +126,12 @@ def instructions(counted: Path) -> int:
     """The instructions valgrind counted in every process of one audit (its logs' sum)."""
     total = 0
     for log in counted.glob("process.*"):
-        for line in log.read_text().splitlines():
-            if "Collected :" in line:
-                total += int(line.split()[-1])
+        counts = [int(line.split()[-1]) for line in log.read_text().splitlines()
+                  if "Collected :" in line]
+        if not counts:  # e.g. a worker killed when it took longer than EXIT_WAIT to exit
+            raise SystemExit(f"{log.name}: a process ended before valgrind counted it; the "
+                             "count would be short: run again on a quieter machine")
+        total += sum(counts)
     return total
 
 
