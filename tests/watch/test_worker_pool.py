@@ -182,3 +182,39 @@ def test_the_second_worker_is_forked_by_the_first_and_waited_for(devnet, expecte
     assert pool.started == []
     for pid in pids:
         assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_killed_forked_worker_has_its_segment_rerun(devnet, expected):
+    """The forked worker SIGKILLed mid-segment (held at its first proof): its parent, the
+    first worker, goes on; the segment is run again on a fresh worker, with the lines of an
+    uninterrupted run, and no worker is left once the pool is closed."""
+    node, _ = devnet
+    held = HeldNode(node.url, 1)
+    pool = LocalProcesses(2)
+    with held.proxy as proxy:
+        below = SegmentTask(LO - 8, LO - 1, EXAMPLE.read_text(), str(EXAMPLE), (proxy.url,),
+                            version=__version__, retries=0)
+
+        def kill_forked():
+            assert held.arrived.wait(60)
+            forked = next(w for w in pool.started if w.process is not pool.started[0].process)
+            killed.append(forked.process.pid)
+            forked.process.kill()
+            forked.process.wait()
+            held.holds = 0
+            held.killed.set()
+
+        killed: list[int] = []
+        killer = threading.Thread(target=kill_forked, daemon=True)
+        killer.start()
+        try:
+            results = {r.lo: r for _, r in pool([task(proxy.url), below], threading.Event())}
+            killer.join(60)
+            assert len(killed) == 1 and len(pool.started) == 2  # the killed one replaced
+            assert killed[0] not in [w.process.pid for w in pool.started]
+        finally:
+            pool.close()
+    assert all(r.failure is None for r in results.values())
+    assert (results[LO].lines, results[LO].hashes) == (expected.lines, expected.hashes)
+    assert results[LO - 8].top_hash == expected.parent_hash
+    assert pool.started == []
