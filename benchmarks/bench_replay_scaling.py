@@ -2,6 +2,7 @@
 script, not a test.
 
     .venv/bin/python benchmarks/bench_replay_scaling.py [--quiet 400] [--segment-blocks 64]
+        [--instructions]
 
 Setup: the devnet (recompute/devnet/build.py) and --quiet empty blocks on anvil, and in front of
 it a replay node: an HTTP JSON-RPC server (batches too) answering every call it has seen from
@@ -11,11 +12,14 @@ Warm-up: the audits below run once each through it, so that the measured runs ar
 memory (the misses of the measured runs are printed: 0 means anvil was not asked).
 
 Measured: ``recompute watch --from 1 --to M --block-hash H --processes P --segment-blocks B``
-for P = 1 and 2 (P local worker processes; their start is included), each run's wall time,
-the CPU of recompute (the command and its workers: RUSAGE_CHILDREN) and of the replay node
-(this process) per block. On a machine shared with other work the wall-time ratio is not the
-verifier's: the CPU per block is the figure to compare; the projected throughput with W free
-cores is W x 1000 / (recompute CPU ms per block). The last line is one JSON object with the figures.
+for P = 1 and 2 (P local worker processes; their start is included), each run's wall time, the
+CPU of recompute (the command and its workers: RUSAGE_CHILDREN) and of the replay node (this
+process) per block, and the calls the replay node served (by method: the work that does not
+depend on the machine's load); with ``--instructions``, the instructions the command and its
+workers ran (valgrind), a CPU figure the load does not change either. On a machine shared with
+other work the wall-time ratio is not the verifier's: the CPU per block is the figure to
+compare; the projected throughput with W free cores is W x 1000 / (recompute CPU ms per block).
+The last line is one JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -48,6 +54,7 @@ class ReplayNode:
         self.upstream = upstream
         self.answers: dict[str, str] = {}  # method + params -> '"result": ...' JSON text
         self.misses = 0
+        self.calls: Counter[str] = Counter()  # calls served, by method (the run's requests)
         self.lock = threading.Lock()
         node = self
 
@@ -76,6 +83,8 @@ class ReplayNode:
 
     def answer(self, call: dict) -> str:
         key = call["method"] + json.dumps(call.get("params", []), sort_keys=True)
+        with self.lock:
+            self.calls[call["method"]] += 1
         text = self.answers.get(key)
         if text is None:
             try:
@@ -89,15 +98,21 @@ class ReplayNode:
         return text
 
 
-def audit(url: str, last: int, top: str, processes: int, segment: int) -> tuple[float, float,
-                                                                                 str]:
-    """(wall s, recompute CPU s, stdout) of one segmented audit."""
+def audit(url: str, last: int, top: str, processes: int, segment: int,
+          counted: Path | None = None) -> tuple[float, float, str]:
+    """(wall s, recompute CPU s, stdout) of one segmented audit; with ``counted`` (a folder),
+    run under valgrind, which leaves there one log per process of the command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
+    under = [] if counted is None else [
+        "valgrind", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=/dev/null",
+        # a forked worker counts from its fork (it would count its parent's instructions too)
+        "--zero-before=PyOS_AfterFork_Child", f"--log-file={counted}/process.%p"]
     done = subprocess.run(
-        [sys.executable, "-m", "recompute", "watch", "--rpc", url, "--config", str(CONFIG),
-         "--from", "1", "--to", str(last), "--block-hash", top, "--confirmations", "0",
-         "--processes", str(processes), "--segment-blocks", str(segment)],
+        [*under, sys.executable, "-m", "recompute", "watch", "--rpc", url, "--config",
+         str(CONFIG), "--from", "1", "--to", str(last), "--block-hash", top,
+         "--confirmations", "0", "--processes", str(processes), "--segment-blocks",
+         str(segment)],
         capture_output=True, text=True, cwd=ROOT)
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -107,10 +122,27 @@ def audit(url: str, last: int, top: str, processes: int, segment: int) -> tuple[
     return wall, cpu, done.stdout
 
 
+def instructions(counted: Path) -> int:
+    """The instructions valgrind counted in every process of one audit (its logs' sum)."""
+    total = 0
+    for log in counted.glob("process.*"):
+        counts = [int(line.split()[-1]) for line in log.read_text().splitlines()
+                  if "Collected :" in line]
+        if not counts:  # e.g. a worker killed when it took longer than EXIT_WAIT to exit
+            raise SystemExit(f"{log.name}: a process ended before valgrind counted it; the "
+                             "count would be short: run again on a quieter machine")
+        total += sum(counts)
+    return total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quiet", type=int, default=400)
     parser.add_argument("--segment-blocks", type=int, default=64)
+    parser.add_argument("--instructions", action="store_true",
+                        help="also run each measured audit under valgrind (callgrind) and "
+                             "count the instructions of the command and its workers: a figure "
+                             "the machine's load does not change (about 60 times slower)")
     args = parser.parse_args()
     print(f"cpus {os.cpu_count()}, load {os.getloadavg()[0]:.2f} (machine shared)")
     node = Anvil(timestamp=DEVNET_GENESIS_TIMESTAMP).start()
@@ -128,6 +160,7 @@ def main() -> None:
         outputs = {}
         for processes in (1, 2):
             replay.misses = 0
+            replay.calls.clear()
             own = resource.getrusage(resource.RUSAGE_SELF)
             wall, cpu, out = audit(replay.url, last, top, processes, args.segment_blocks)
             own_after = resource.getrusage(resource.RUSAGE_SELF)
@@ -137,7 +170,13 @@ def main() -> None:
                 "wall_s": round(wall, 2), "blocks_per_s": round(last / wall, 1),
                 "recompute_cpu_ms_per_block": round(1000 * cpu / last, 2),
                 "replay_node_cpu_ms_per_block": round(1000 * served / last, 2),
-                "misses": replay.misses, "load": round(os.getloadavg()[0], 2)}
+                "misses": replay.misses, "load": round(os.getloadavg()[0], 2),
+                "calls": dict(sorted(replay.calls.items()))}
+            if args.instructions:
+                with tempfile.TemporaryDirectory() as folder:
+                    audit(replay.url, last, top, processes, args.segment_blocks, Path(folder))
+                    figures[processes]["instructions_per_block"] = round(
+                        instructions(Path(folder)) / last)
             print(f"P={processes}: {figures[processes]}")
     finally:
         node.stop()
@@ -147,6 +186,9 @@ def main() -> None:
     print(f"2 processes vs 1: {one['wall_s'] / two['wall_s']:.2f}x the throughput; recompute "
           f"CPU a block {two['recompute_cpu_ms_per_block'] / one['recompute_cpu_ms_per_block']:.2f}"
           "x one process's")
+    if args.instructions:
+        print(f"instructions a block, 2 processes vs 1: "
+              f"{two['instructions_per_block'] / one['instructions_per_block']:.3f}x")
     print(json.dumps({"blocks": last, "segment_blocks": args.segment_blocks,
                       "speedup_2_vs_1": round(one["wall_s"] / two["wall_s"], 2),
                       "cpu_per_block_ratio_2_vs_1": round(

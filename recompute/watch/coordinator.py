@@ -3,7 +3,9 @@
 ``first..M`` is cut into segments (:func:`~recompute.watch.linking.plan_segments`); each
 segment not already in the store is handed to an executor (this process, or Dask workers:
 :mod:`recompute.watch.cluster`) as a :class:`~recompute.watch.segment.SegmentTask`, highest
-first, its endpoint list rotated so that several ``--rpc`` share the load. Every result is
+first, its endpoint list rotated so that several ``--rpc`` share the load (this process and
+``--processes`` take them lowest first, each worker a contiguous lane:
+:mod:`recompute.watch.worker_pool`). Every result is
 committed to the store as it arrives (the coordinator is its only writer). When every segment
 is in, the segments are tied into one chain of parent links up to the pinned block M
 (:func:`~recompute.watch.linking.tie`) and the lines go to stdout in block order, exactly as the
@@ -42,8 +44,10 @@ Executor = Callable[[list[SegmentTask], threading.Event], Iterable[tuple[Segment
 
 def in_process(tasks: list[SegmentTask], stop: threading.Event
                ) -> Iterator[tuple[SegmentTask, SegmentResult]]:
-    """The executor of ``--store`` without ``--processes``/``--cluster``: one after another."""
-    for task in tasks:
+    """The executor of ``--store`` without ``--processes``/``--cluster``: one after another,
+    lowest first (each segment's log scans then stop at the block below, scanned a moment
+    before: recompute.watch.worker_pool's lanes)."""
+    for task in sorted(tasks, key=lambda t: t.lo):
         if stop.is_set():
             return
         yield task, evaluate_segment(task)

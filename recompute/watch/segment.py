@@ -98,8 +98,8 @@ def parse_checks(text: str, path: str, recipe_paths: tuple[str, ...] = ()) -> li
 
 
 # One evaluator (its learned slots) and one shared source per endpoint, per worker process, kept
-# across the segments of an audit: the per-segment cost is then the header walk and the first
-# block's cold reads.
+# across the segments of an audit: a segment that follows the one below it on the same worker
+# (recompute.watch.worker_pool's lanes) starts from that one's kept scans and reads.
 _WORKER_STATE: dict[str, BlockEvaluator] = {}
 _SOURCES: dict[str, SharedSource] = {}
 _LOCK = threading.Lock()

@@ -9,6 +9,23 @@ it and returned as pickles over a pair of pipes of its own (never its stdout, wh
 print to). A worker keeps its caches from one segment to the next, as a Dask worker does
 (recompute.watch.segment: one evaluator and one shared source per endpoint per process).
 
+Each worker has a lane (:func:`lanes`): a contiguous run of the segments, taken lowest first, so
+that a worker reads the history below its run once. The log-reading checks scan every header's
+bloom from their first block up; at a segment's first block that scan stops at the block below,
+whose scan the same worker kept a moment before (recompute.core.caching: log scans kept by block
+hash), and that block's reads are there to be carried (recompute.evaluator.carry), as in one
+process. Segments dealt out in turn instead, each worker walked and scanned nearly the whole
+history below the range's top. A worker whose lane is empty takes the upper half of the longest
+lane left (:func:`steal`), so no worker idles while segments wait.
+
+The workers an audit starts come from one interpreter start: the first imports the segment
+evaluator, then forks the others (:func:`main`) before it runs anything else (no thread, no
+socket yet), so a second worker costs a fork, not a second import (about 0.15 s of CPU, most of
+what a second worker added once it no longer read the history twice). A forked worker is its
+parent worker's child: the parent reaps it, and waits for every one before it exits, so their
+CPU time still adds up in the coordinator's ``RUSAGE_CHILDREN``. A worker started later (one
+that died is replaced) is a fresh interpreter of its own.
+
 Faults, as the Dask executor meets them: a worker that dies mid-segment (killed, out of memory)
 or a segment that raises has that segment run again on a fresh worker, once (Dask's
 ``retries=1``); a segment that fails again comes back as a failed
@@ -27,6 +44,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,12 +59,40 @@ POLL = 0.2  # seconds between looks at the stop event while segments run
 EXIT_WAIT = 5.0  # seconds a worker is given to exit when asked, before it is terminated
 
 
+class _Forked:
+    """A worker another worker forked (module docstring): not this process's child, so it is
+    killed by its pid and waited for until its parent has reaped it (at most ``EXIT_WAIT``)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = time.monotonic() + (EXIT_WAIT if timeout is None else timeout)
+        while True:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                return 0
+            if time.monotonic() > deadline:
+                if timeout is None:
+                    return -1  # still there (its parent stopped reaping): nothing more to do
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
+            time.sleep(0.01)
+
+
 @dataclass(eq=False)
 class _Worker:
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | _Forked
     send: Connection  # tasks to the worker
     receive: Connection  # its answers
     task: SegmentTask | None = None
+    lane: int = -1  # the lane (recompute.watch.worker_pool.lanes) it takes segments from
 
 
 class LocalProcesses:
@@ -60,17 +106,24 @@ class LocalProcesses:
 
     def __call__(self, tasks: list[SegmentTask], stop: threading.Event
                  ) -> Iterator[tuple[SegmentTask, SegmentResult]]:
-        pending = deque(tasks)
+        runs = lanes(tasks, self.processes)
+        missing = min(self.processes, len(tasks)) - len(self.idle)
+        if missing > 0 and not stop.is_set():
+            self._start_many(missing)
         failures: dict[int, int] = {}
         busy: dict[int, _Worker] = {}  # the fd of a worker's answers -> the worker
-        while pending or busy:
-            while pending and len(busy) < self.processes and not stop.is_set():
-                worker = self.idle.pop() if self.idle else self._start()
-                worker.task = pending.popleft()
+        while any(runs) or busy:
+            while len(busy) < self.processes and not stop.is_set():
+                lane = _free_lane(runs, {w.lane for w in busy.values()})
+                if lane is None:
+                    break
+                worker = self._worker_for(lane)
+                worker.lane = lane
+                worker.task = runs[lane].popleft()
                 try:
                     worker.send.send_bytes(pickle.dumps(worker.task))
                 except OSError:  # it died while idle: its segment waits for another
-                    pending.appendleft(worker.task)
+                    runs[lane].appendleft(worker.task)
                     self._end(worker)
                     continue
                 busy[worker.receive.fileno()] = worker
@@ -99,34 +152,72 @@ class LocalProcesses:
                     detail = str(answer[1])
                 failures[task.lo] = failures.get(task.lo, 0) + 1
                 if failures[task.lo] <= RERUNS:
-                    pending.appendleft(task)
+                    runs[worker.lane].appendleft(task)
                 else:
                     yield task, SegmentResult(task.lo, task.hi, failure=(
                         SEGMENT_FAILED, detail[:300]))
 
+    def _worker_for(self, lane: int) -> _Worker:
+        """The idle worker that last served ``lane`` (its caches hold the segment below),
+        else another idle one, else a new one."""
+        for worker in self.idle:
+            if worker.lane == lane:
+                self.idle.remove(worker)
+                return worker
+        return self.idle.pop() if self.idle else self._start()
+
     def close(self) -> None:
         """End every worker: one still in a segment (an interrupted audit) at once, an idle one
         asked to exit; each is waited for."""
-        for worker in list(self.started):
+        workers = list(self.started)
+        for worker in workers:  # every pipe first: a parent waits for the workers it forked
             if worker.task is not None:
                 worker.process.kill()
+            worker.send.close()
+            worker.receive.close()
+        for worker in workers:
             self._end(worker)
         self.idle = []
 
     def _start(self) -> _Worker:
-        to_worker, from_here = os.pipe()
-        to_here, from_worker = os.pipe()
+        return self._spawn(1)[0]
+
+    def _start_many(self, count: int) -> None:
+        """``count`` more idle workers, forked from one interpreter start where the system
+        can (module docstring); started one by one if the first could not say whom it
+        forked."""
+        if count < 2 or not hasattr(os, "fork"):
+            self.idle += [self._start() for _ in range(count)]
+            return
+        workers = self._spawn(count)
+        answer = _answer(workers[0])
+        pids = answer[1] if answer is not None and answer[0] == "forked" else None
+        if not isinstance(pids, list) or len(pids) != count - 1:
+            for worker in workers:
+                self._end(worker)
+            self.idle += [self._start() for _ in range(count)]
+            return
+        for worker, pid in zip(workers[1:], pids, strict=True):
+            worker.process = _Forked(pid)
+        self.idle += workers
+
+    def _spawn(self, count: int) -> list[_Worker]:
+        """One new interpreter serving ``count`` pipe pairs (the first itself, the others by
+        the workers it forks: their ``process`` is set by the caller)."""
+        pairs = [(*os.pipe(), *os.pipe()) for _ in range(count)]  # to_worker, from_here, …
+        fds = [fd for to_worker, _, _, from_worker in pairs for fd in (to_worker, from_worker)]
         try:
             process = subprocess.Popen(
-                [sys.executable, "-P", "-m", "recompute.watch.worker_pool", str(to_worker),
-                 str(from_worker)], pass_fds=(to_worker, from_worker), stdin=subprocess.DEVNULL)
+                [sys.executable, "-P", "-m", "recompute.watch.worker_pool", *map(str, fds)],
+                pass_fds=fds, stdin=subprocess.DEVNULL)
         finally:
-            os.close(to_worker)
-            os.close(from_worker)
-        worker = _Worker(process, Connection(from_here, readable=False),
-                         Connection(to_here, writable=False))
-        self.started.append(worker)
-        return worker
+            for fd in fds:
+                os.close(fd)
+        workers = [_Worker(process, Connection(from_here, readable=False),
+                           Connection(to_here, writable=False))
+                   for _, from_here, to_here, _ in pairs]
+        self.started += workers
+        return workers
 
     def _end(self, worker: _Worker) -> None:
         """Ask the worker to exit (its pipe closed), wait for it, kill it if it lingers."""
@@ -139,6 +230,42 @@ class LocalProcesses:
         except subprocess.TimeoutExpired:
             worker.process.kill()
             worker.process.wait()
+
+
+def lanes(tasks: list[SegmentTask], count: int) -> list[deque[SegmentTask]]:
+    """``tasks`` cut into ``count`` contiguous runs of (nearly) equal length, each lowest
+    first: the lane of one worker (module docstring)."""
+    ordered = sorted(tasks, key=lambda t: t.lo)
+    size, extra = divmod(len(ordered), count)
+    out: list[deque[SegmentTask]] = []
+    start = 0
+    for index in range(count):
+        end = start + size + (1 if index < extra else 0)
+        out.append(deque(ordered[start:end]))
+        start = end
+    return out
+
+
+def _free_lane(runs: list[deque[SegmentTask]], held: set[int]) -> int | None:
+    """The lane a free worker serves next: one no busy worker holds that has segments left,
+    else an empty one, given the upper half of the longest (:func:`steal`); None if none."""
+    free = [i for i in range(len(runs)) if i not in held]
+    lane = next((i for i in free if runs[i]), None)
+    if lane is None and free and any(runs):
+        lane = free[0]
+        steal(runs, lane)
+    return lane
+
+
+def steal(runs: list[deque[SegmentTask]], into: int) -> None:
+    """Move the upper half (at least one segment) of the longest lane into the empty lane
+    ``into``: its worker takes those lowest first, having walked the history below them
+    once."""
+    longest = max(range(len(runs)), key=lambda i: len(runs[i]))
+    source = runs[longest]
+    keep = len(source) // 2
+    moved = [source.pop() for _ in range(len(source) - keep)]
+    runs[into].extend(reversed(moved))
 
 
 def _answer(worker: _Worker) -> tuple[str, object] | None:
@@ -169,7 +296,54 @@ def serve(receive: Connection, send: Connection) -> None:
         send.send_bytes(pickle.dumps(answer))
 
 
+def main(fds: list[int]) -> None:
+    """A worker process given ``(tasks in, answers out)`` pipe pairs: the first pair is its
+    own; for each other it forks a worker, having imported the segment evaluator (module
+    docstring), and sends the coordinator their pids first. It reaps them as they end and
+    waits for every one before it exits."""
+    import recompute.watch.segment  # noqa: F401 -- imported once, before the forks
+
+    pairs = list(zip(fds[0::2], fds[1::2], strict=True))
+    pids = []
+    for index, (receive, send) in enumerate(pairs[1:], start=1):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for other, (r, w) in enumerate(pairs):
+                    if other != index:
+                        os.close(r)
+                        os.close(w)
+                serve(Connection(receive, writable=False), Connection(send, readable=False))
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    for receive, send in pairs[1:]:
+        os.close(receive)
+        os.close(send)
+    answers = Connection(pairs[0][1], readable=False)
+    if pids:
+        signal.signal(signal.SIGCHLD, _reap)
+        answers.send_bytes(pickle.dumps(("forked", pids)))
+    serve(Connection(pairs[0][0], writable=False), answers)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    while True:  # every forked worker waited for: their CPU time is then this process's
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
+
+
+def _reap(signum: int, frame: object) -> None:
+    """SIGCHLD: reap the forked workers that ended (none stays a zombie while this runs)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    serve(Connection(int(sys.argv[1]), writable=False),
-          Connection(int(sys.argv[2]), readable=False))
+    main([int(arg) for arg in sys.argv[1:]])

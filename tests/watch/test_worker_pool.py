@@ -12,14 +12,15 @@ worker), through the same node.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
 from recompute.core.errors import UsageError
 from recompute.version import __version__
-from recompute.watch.linking import SEGMENT_FAILED
+from recompute.watch.linking import SEGMENT_FAILED, plan_segments
 from recompute.watch.segment import SegmentTask, evaluate_segment
-from recompute.watch.worker_pool import LocalProcesses
+from recompute.watch.worker_pool import LocalProcesses, lanes, steal
 from tests.rpcproxy import RpcProxy
 from tests.watch.watchproc import EXAMPLE
 
@@ -103,3 +104,117 @@ def test_a_usage_error_in_a_worker_stops_the_audit(devnet):
             list(pool([task(node.url, version="0.0.0-other")], threading.Event()))
     finally:
         pool.close()
+
+
+# ---- lanes: each worker a contiguous run of segments, lowest first ----------------------------
+
+
+def tasks_of(plan: list[tuple[int, int]], url: str = "http://127.0.0.1:1") -> list[SegmentTask]:
+    """Tasks as the coordinator hands them: highest first."""
+    return [SegmentTask(lo, hi, "", "", (url,)) for lo, hi in sorted(plan, reverse=True)]
+
+
+def test_lanes_are_contiguous_runs_lowest_first_covering_every_segment_once():
+    plan = plan_segments(1, 70, 10)  # 7 segments: 1..10 … 61..70
+    runs = lanes(tasks_of(plan), 2)
+    assert [[t.lo for t in run] for run in runs] == [[1, 11, 21, 31], [41, 51, 61]]
+    runs = lanes(tasks_of(plan), 3)
+    assert [[t.lo for t in run] for run in runs] == [[1, 11, 21], [31, 41], [51, 61]]
+    assert [len(run) for run in lanes(tasks_of(plan[:1]), 2)] == [1, 0]
+
+
+def test_an_empty_lane_takes_the_upper_half_of_the_longest_lane():
+    runs = lanes(tasks_of(plan_segments(1, 100, 10)), 2)  # [1..41], [51..91]
+    runs[1].clear()
+    steal(runs, 1)
+    assert [[t.lo for t in run] for run in runs] == [[1, 11], [21, 31, 41]]
+    runs[0].clear()
+    steal(runs, 0)
+    assert [[t.lo for t in run] for run in runs] == [[31, 41], [21]]
+    runs[1].clear()
+    steal(runs, 1)
+    assert [[t.lo for t in run] for run in runs] == [[31], [41]]
+
+
+def test_two_workers_read_the_history_below_the_upper_lane_once(devnet):
+    """The devnet's 226 blocks in 15 segments of 16 on two workers: every segment comes back
+    linked to the one above it, and the node is asked for about 1.5 headers a block (the lower
+    lane's blocks by both workers, the upper lane's by its own), where segments dealt out in
+    turn had each worker read nearly every header below the top (about 2 a block)."""
+    node, _ = devnet
+    last = 226
+    plan = plan_segments(1, last, 16)
+    with RpcProxy(node.url) as proxy:
+        tasks = [SegmentTask(lo, hi, EXAMPLE.read_text(), str(EXAMPLE), (proxy.url,),
+                             version=__version__) for lo, hi in sorted(plan, reverse=True)]
+        pool = LocalProcesses(2)
+        try:
+            results = {r.lo: r for _, r in pool(tasks, threading.Event())}
+        finally:
+            pool.close()
+        headers = proxy.methods["eth_getBlockByNumber"] + proxy.methods["eth_getBlockByHash"]
+    assert sorted(results) == [lo for lo, _ in plan]
+    assert all(r.failure is None for r in results.values())
+    for (lo, _), (above, _) in zip(plan, plan[1:], strict=False):
+        assert results[above].parent_hash == results[lo].top_hash
+    assert last <= headers <= 1.75 * last, headers  # in turn: 525 (2.3 a block)
+
+
+def test_the_second_worker_is_forked_by_the_first_and_waited_for(devnet, expected):
+    """Two workers from one interpreter start: the second is the first's child (its parent
+    process, from /proc), both give the lines this process gives, and once the pool is closed
+    neither is left."""
+    node, _ = devnet
+    below = SegmentTask(LO - 8, LO - 1, EXAMPLE.read_text(), str(EXAMPLE), (node.url,),
+                        version=__version__, retries=0)
+    pool = LocalProcesses(2)
+    try:
+        results = {r.lo: r for _, r in pool([task(node.url), below], threading.Event())}
+        first, second = pool.started
+        parent = int(Path(f"/proc/{second.process.pid}/stat").read_text().rsplit(")", 1)[1]
+                     .split()[1])
+        assert parent == first.process.pid
+        pids = [first.process.pid, second.process.pid]
+    finally:
+        pool.close()
+    assert (results[LO].lines, results[LO].hashes) == (expected.lines, expected.hashes)
+    assert results[LO - 8].top_hash == expected.parent_hash  # the segment below links
+    assert pool.started == []
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_killed_forked_worker_has_its_segment_rerun(devnet, expected):
+    """The forked worker SIGKILLed mid-segment (held at its first proof): its parent, the
+    first worker, goes on; the segment is run again on a fresh worker, with the lines of an
+    uninterrupted run, and no worker is left once the pool is closed."""
+    node, _ = devnet
+    held = HeldNode(node.url, 1)
+    pool = LocalProcesses(2)
+    with held.proxy as proxy:
+        below = SegmentTask(LO - 8, LO - 1, EXAMPLE.read_text(), str(EXAMPLE), (proxy.url,),
+                            version=__version__, retries=0)
+
+        def kill_forked():
+            assert held.arrived.wait(60)
+            forked = next(w for w in pool.started if w.process is not pool.started[0].process)
+            killed.append(forked.process.pid)
+            forked.process.kill()
+            forked.process.wait()
+            held.holds = 0
+            held.killed.set()
+
+        killed: list[int] = []
+        killer = threading.Thread(target=kill_forked, daemon=True)
+        killer.start()
+        try:
+            results = {r.lo: r for _, r in pool([task(proxy.url), below], threading.Event())}
+            killer.join(60)
+            assert len(killed) == 1 and len(pool.started) == 2  # the killed one replaced
+            assert killed[0] not in [w.process.pid for w in pool.started]
+        finally:
+            pool.close()
+    assert all(r.failure is None for r in results.values())
+    assert (results[LO].lines, results[LO].hashes) == (expected.lines, expected.hashes)
+    assert results[LO - 8].top_hash == expected.parent_hash
+    assert pool.started == []
