@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recompute.devnet.anvil import rpc_call
+from recompute.devnet.anvil import free_port, rpc_call
 from tests.cli import run_cli
 
 pytestmark = pytest.mark.anvil
@@ -32,7 +32,9 @@ def _alive(pid: int) -> bool:
 
 def test_up_l2_then_down_leaves_no_process(tmp_path):
     state = tmp_path / "dn"
-    result = run_cli("devnet", "up", "--l2", "--state-dir", str(state))
+    # a port of its own: the resumed `up` below takes the stopped devnet's port again, and the
+    # default one (8545) may be taken meanwhile by another test file's devnet
+    result = run_cli("devnet", "up", "--l2", "--port", str(free_port()), "--state-dir", str(state))
     pids = {name: int((state / name).read_text()) for name in PID_FILES
             if (state / name).is_file()}
     try:
