@@ -35,8 +35,11 @@ demo: setup
 # The tests run on TEST_WORKERS processes (pytest-xdist; 0: in this one), each test file on one
 # worker (its module fixtures, an anvil, a chain built, are made once); a session fixture, the
 # devnet, is built once per worker. The files go out in the order tests/conftest.py sets (the
-# longest first: one handed out last would leave the other worker idle), not xdist's own.
-TEST_WORKERS ?= 2
+# longest first: one handed out last would leave a worker idle), not xdist's own. Three workers
+# on two cores: much of a test's time is spent waiting for anvil, solc-js or a subprocess, and
+# the third fills it (the non-serial tests, quiet machine: 314 s with 3, 461 s with 2 at load
+# 3-4). The wall-clock tests run alone afterwards (-m serial), unaffected.
+TEST_WORKERS ?= 3
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: setup
